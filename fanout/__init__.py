@@ -1,0 +1,1 @@
+"""Fanout: one post, fanned out to Instagram, Threads, TikTok and X."""

@@ -1,0 +1,55 @@
+"""The app factory: `create_app(settings)` builds the Connexion app over a booted runtime."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from connexion import AsyncApp
+from connexion.exceptions import ProblemException
+from connexion.middleware import MiddlewarePosition
+from connexion.options import SwaggerUIOptions
+from starlette.exceptions import HTTPException
+
+from . import runtime as _runtime
+from .crypto import load_keyring
+from .errors import AllowTable, make_error_handler, render_crash
+from .handlers import connect_pages
+from .models import bind, open_database
+from .requestlog import RequestIdMiddleware
+from .settings import Settings
+from .tasks import make_queue
+from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "openapi.yaml"
+
+
+def boot(settings: Settings, **overrides) -> _runtime.Runtime:
+    """Bind the database and install the runtime; `overrides` replace clock, queue, resolver..."""
+    bind(open_database(settings.database_url))
+    if "keyring" not in overrides:
+        overrides["keyring"] = load_keyring(settings)
+    if "queue" not in overrides:
+        overrides["queue"] = make_queue(settings)
+    return _runtime.install(_runtime.Runtime(settings=settings, **overrides))
+
+
+def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:
+    if rt is None:
+        rt = boot(settings)
+    # The spec is served at /v1/openapi.json; no Swagger UI bundle is installed.
+    app = AsyncApp(__name__, specification_dir=str(ROOT), swagger_ui_options=SwaggerUIOptions(swagger_ui=False))
+    app.add_api(
+        SPEC.name,
+        strict_validation=True,
+        validate_responses=settings.validate_responses,
+        validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,
+    )
+    render_error = make_error_handler(AllowTable(yaml.safe_load(SPEC.read_text())))
+    app.add_error_handler(ProblemException, render_error)
+    app.add_error_handler(HTTPException, render_error)
+    app.add_error_handler(Exception, render_crash)
+    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION)
+    for path, endpoint in connect_pages.ROUTES:
+        app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
+    return app

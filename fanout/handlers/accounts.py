@@ -1,0 +1,58 @@
+"""GET /v1/accounts, POST /v1/accounts/{platform}/connect, DELETE /v1/accounts/{id}."""
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+from .. import runtime
+from ..errors import validation_error
+from ..models.account import disconnect_account as _disconnect
+from ..models.account import list_accounts as _list
+from ..models.connect_session import start_session
+from ..times import isoformat
+from . import api_call
+
+
+def account_view(account) -> dict:
+    return {
+        "id": account.id,
+        "platform": account.platform,
+        "username": account.username,
+        "status": account.status,
+        "connected_at": isoformat(account.connected_at),
+        "sandbox": account.sandbox,
+    }
+
+
+@api_call
+def list_accounts(token_info, platform=None, status=None, sandbox=None):
+    accounts = _list(token_info["workspace_id"], platform=platform, status=status, sandbox=sandbox)
+    return {"data": [account_view(a) for a in accounts]}, 200
+
+
+def _check_redirect_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
+        raise validation_error("redirect_url: must be an absolute http(s) URL without user info")
+    return url
+
+
+@api_call
+def start_connect(platform, token_info, body=None):
+    redirect_url = (body or {}).get("redirect_url")
+    if redirect_url is not None:
+        _check_redirect_url(redirect_url)
+    rt = runtime.current()
+    token = start_session(
+        rt,
+        token_info["workspace_id"],
+        platform=platform,
+        sandbox=token_info["mode"] == "sandbox",
+        redirect_url=redirect_url,
+    )
+    return {"url": f"{rt.settings.connect_url}/connect/{platform}?{urlencode({'session': token})}"}, 200
+
+
+@api_call
+def disconnect_account(id, token_info):
+    _disconnect(token_info["workspace_id"], id)
+    return None, 204

@@ -1,0 +1,110 @@
+"""The connect pages on {connect_url}: what the end user's browser opens.
+
+`GET /connect/{platform}?session=...` runs the flow and redirects; `GET /connect/done`
+is the built-in confirmation page. These answer HTML, never the JSON error object, and
+never a 500 for a bad or stale link.
+"""
+from __future__ import annotations
+
+import html
+import logging
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from .. import runtime
+from ..models import PlanLimitExceeded, db
+from ..models.connect_session import SessionUnusable, consume_session
+from ..platforms import PLATFORMS, sandbox
+
+log = logging.getLogger(__name__)
+
+# The session token is in the URL: keep it out of Referer headers, caches and frames.
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+}
+
+SESSION_PROBLEMS = {
+    "unknown": (404, "This connect link is not valid", "Ask the app that sent you here for a new link."),
+    "expired": (410, "This connect link has expired", "Links work for 30 minutes. Ask the app that sent you here for a new one."),
+    "used": (410, "This connect link was already used", "Each link works once. Ask the app that sent you here for a new one."),
+}
+
+OUTCOMES = {
+    "connected": "Account connected",
+    "plan_limit_exceeded": "The workspace cannot connect more accounts on its plan",
+    "platform_not_configured": "This server is not set up to connect accounts on this platform yet",
+    "access_denied": "Access was not granted",
+}
+
+
+def page(status: int, title: str, text: str) -> HTMLResponse:
+    body = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{html.escape(title)} · Fanout</title>"
+        "<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style>"
+        f"</head><body><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></body></html>"
+    )
+    return HTMLResponse(body, status_code=status, headers=PAGE_HEADERS)
+
+
+def with_query(url: str, params: dict) -> str:
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def _run_flow(token: str, platform: str) -> tuple[str, dict] | Response:
+    """Where to send the user and with what, or a page to show here."""
+    rt = runtime.current()
+    with db.connection_context():
+        try:
+            session = consume_session(rt, token, platform)
+        except SessionUnusable as e:
+            return page(*SESSION_PROBLEMS[e.reason])
+        target = session.redirect_url or f"{rt.settings.connect_url}/connect/done"
+        if not session.sandbox:
+            # Live OAuth needs an app registered with the platform; none is configured.
+            return target, {"platform": platform, "error": "platform_not_configured"}
+        try:
+            account = sandbox.connect(rt, session)
+        except PlanLimitExceeded:
+            return target, {"platform": platform, "error": "plan_limit_exceeded"}
+    return target, {"platform": platform, "account_id": account.id, "status": "connected"}
+
+
+async def connect(request: Request) -> Response:
+    platform = request.path_params["platform"]
+    token = request.query_params.get("session", "")
+    if platform not in PLATFORMS:
+        return page(404, "Unknown platform", f"Fanout connects {', '.join(PLATFORMS)}.")
+    if not token or len(token) > 200:
+        return page(400, "This connect link is incomplete", "Ask the app that sent you here for a new link.")
+    outcome = await run_in_threadpool(_run_flow, token, platform)
+    if isinstance(outcome, Response):
+        return outcome
+    target, params = outcome
+    return RedirectResponse(with_query(target, params), status_code=302, headers=PAGE_HEADERS)
+
+
+async def done(request: Request) -> Response:
+    query = request.query_params
+    outcome = query.get("status") if query.get("status") == "connected" else query.get("error", "")
+    title = OUTCOMES.get(outcome, "Connect flow finished")
+    platform = query.get("platform", "")
+    platform_name = platform if platform in PLATFORMS else "the platform"
+    if outcome == "connected":
+        return page(200, title, f"Your {platform_name} account is connected. You can close this window.")
+    return page(200, title, f"Connecting {platform_name} did not finish ({outcome or 'no outcome'}). You can close this window.")
+
+
+ROUTES = [
+    ("/connect/done", done),
+    ("/connect/{platform}", connect),
+]

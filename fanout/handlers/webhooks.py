@@ -1,0 +1,45 @@
+"""POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}."""
+from __future__ import annotations
+
+from .. import runtime
+from ..errors import validation_error
+from ..models import webhook as webhooks
+from ..netguard import UnsafeURL, check_url
+from ..times import isoformat
+from . import api_call
+
+
+def webhook_view(webhook) -> dict:
+    return {
+        "id": webhook.id,
+        "url": webhook.url,
+        "events": webhook.event_list,
+        "created_at": isoformat(webhook.created_at),
+    }
+
+
+@api_call
+def create_webhook(body, token_info):
+    rt = runtime.current()
+    try:
+        check_url(body["url"], rt.resolve, insecure=rt.settings.insecure_urls)
+    except UnsafeURL as e:
+        raise validation_error(f"url: {e}") from None
+    webhook, secret = webhooks.create_webhook(rt, token_info["workspace_id"], url=body["url"], events=body["events"])
+    return {**webhook_view(webhook), "secret": secret}, 201
+
+
+@api_call
+def list_webhooks(token_info):
+    return {"data": [webhook_view(w) for w in webhooks.list_webhooks(token_info["workspace_id"])]}, 200
+
+
+@api_call
+def get_webhook(id, token_info):
+    return webhook_view(webhooks.get_webhook(token_info["workspace_id"], id)), 200
+
+
+@api_call
+def delete_webhook(id, token_info):
+    webhooks.delete_webhook(token_info["workspace_id"], id)
+    return None, 204

@@ -1,0 +1,15 @@
+"""Peewee models over one database proxy (SQLite or PostgreSQL)."""
+from .account import Account
+from .api_key import ApiKey
+from .connect_session import ConnectSession
+from .db import BaseModel, bind, db, locked, open_database, write_transaction
+from .errors import NotFound, PlanLimitExceeded
+from .webhook import Webhook
+from .workspace import Workspace
+
+MODELS = [Workspace, ApiKey, Account, ConnectSession, Webhook]
+
+__all__ = [
+    "Account", "ApiKey", "BaseModel", "ConnectSession", "MODELS", "NotFound", "PlanLimitExceeded",
+    "Webhook", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
+]

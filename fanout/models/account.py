@@ -1,0 +1,117 @@
+"""Connected social accounts and the account cap."""
+from __future__ import annotations
+
+import datetime as _dt
+
+from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
+
+from .db import BaseModel, locked, write_transaction
+from .errors import NotFound, PlanLimitExceeded
+from .workspace import Workspace
+
+STATUSES = ("active", "expired", "revoked")
+
+
+class Account(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="accounts", on_delete="CASCADE")
+    platform = CharField(max_length=20)
+    sandbox = BooleanField()
+    username = CharField(max_length=200)
+    platform_user_id = CharField(max_length=200)
+    status = CharField(max_length=20, default="active")
+    # Fernet tokens (crypto.Keyring); never the clear value.
+    access_token = TextField(null=True)
+    refresh_token = TextField(null=True)
+    token_expires_at = DateTimeField(null=True)
+    connected_at = DateTimeField()
+    created_at = DateTimeField()
+
+    class Meta:
+        indexes = (
+            (("workspace", "platform", "sandbox", "platform_user_id"), True),
+            (("workspace", "created_at"), False),
+        )
+
+
+def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None) -> list[Account]:
+    query = Account.select().where(Account.workspace == workspace_id)
+    if platform is not None:
+        query = query.where(Account.platform == platform)
+    if status is not None:
+        query = query.where(Account.status == status)
+    if sandbox is not None:
+        query = query.where(Account.sandbox == sandbox)
+    return list(query.order_by(Account.created_at.desc(), Account.id.desc()))
+
+
+def check_account_cap(workspace: Workspace) -> None:
+    """Every account counts, whatever its status (DECISIONS.md)."""
+    count = Account.select().where(Account.workspace == workspace).count()
+    if count >= workspace.limits.accounts:
+        raise PlanLimitExceeded(
+            f"the {workspace.plan} plan allows {workspace.limits.accounts} connected accounts; "
+            "disconnect one or upgrade the plan"
+        )
+
+
+def lock_workspace(workspace_id: str) -> Workspace:
+    """The workspace row, locked until the transaction ends (caps are checked under it)."""
+    workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
+    if workspace is None:
+        raise NotFound(f"no workspace {workspace_id}")
+    return workspace
+
+
+def connect_account(
+    rt,
+    workspace_id: str,
+    *,
+    platform: str,
+    sandbox: bool,
+    platform_user_id: str,
+    username: str,
+    access_token: str | None,
+    refresh_token: str | None = None,
+    token_expires_at: _dt.datetime | None = None,
+) -> Account:
+    """Add the account, or refresh it if this platform user is already in the workspace."""
+    encrypt = rt.keyring.encrypt
+    tokens = dict(
+        access_token=encrypt(access_token) if access_token else None,
+        refresh_token=encrypt(refresh_token) if refresh_token else None,
+        token_expires_at=token_expires_at,
+    )
+    with write_transaction():
+        workspace = lock_workspace(workspace_id)
+        existing = Account.get_or_none(
+            (Account.workspace == workspace) & (Account.platform == platform)
+            & (Account.sandbox == sandbox) & (Account.platform_user_id == platform_user_id)
+        )
+        if existing is not None:
+            Account.update(status="active", username=username, connected_at=rt.now(), **tokens).where(
+                Account.id == existing.id
+            ).execute()
+            return Account.get_by_id(existing.id)
+        check_account_cap(workspace)
+        now = rt.now()
+        return Account.create(
+            id=rt.new_id("acc"),
+            workspace=workspace,
+            platform=platform,
+            sandbox=sandbox,
+            platform_user_id=platform_user_id,
+            username=username,
+            status="active",
+            connected_at=now,
+            created_at=now,
+            **tokens,
+        )
+
+
+def disconnect_account(workspace_id: str, account_id: str) -> None:
+    """Remove the account and, with its row, its tokens."""
+    with write_transaction():
+        deleted = Account.delete().where((Account.id == account_id) & (Account.workspace == workspace_id)).execute()
+    if not deleted:
+        raise NotFound("no such account in this workspace")

@@ -1,0 +1,86 @@
+"""API keys: issued once, stored as lookup id + salted hash, revoked for good."""
+from __future__ import annotations
+
+import os
+
+from peewee import CharField, DateTimeField, ForeignKeyField
+
+from .. import apikeys
+from .db import BaseModel, locked, write_transaction
+from .errors import NotFound, PlanLimitExceeded
+from .workspace import Workspace
+
+
+class ApiKey(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="keys", on_delete="CASCADE")
+    mode = CharField(max_length=10)
+    lookup = CharField(max_length=20, unique=True)
+    salt = CharField(max_length=64)
+    secret_hash = CharField(max_length=64)
+    created_at = DateTimeField()
+    revoked_at = DateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("workspace", "revoked_at"), False),)
+
+    @property
+    def prefix(self) -> str:
+        return apikeys.display_prefix(self.mode, self.lookup)
+
+
+def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
+    """A new key and its string, which is never stored and so can be shown only now."""
+    if mode not in apikeys.PREFIXES:
+        raise ValueError("mode is live or sandbox")
+    key_string, parts = apikeys.generate(mode, rt.randbytes)
+    salt = rt.randbytes(16).hex()
+    with write_transaction():
+        workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
+        if workspace is None:
+            raise NotFound(f"no workspace {workspace_id}")
+        active = ApiKey.select().where((ApiKey.workspace == workspace) & ApiKey.revoked_at.is_null()).count()
+        if active >= workspace.limits.keys:
+            raise PlanLimitExceeded(
+                f"the {workspace.plan} plan allows {workspace.limits.keys} active API key(s); "
+                "revoke one or upgrade the plan"
+            )
+        key = ApiKey.create(
+            id=rt.new_id("key"),
+            workspace=workspace,
+            mode=mode,
+            lookup=parts.lookup,
+            salt=salt,
+            secret_hash=apikeys.hash_secret(bytes.fromhex(salt), parts.secret),
+            created_at=rt.now(),
+        )
+    return key, key_string
+
+
+def find_key(key_string: str) -> ApiKey | None:
+    """The active key this string names, or None (malformed, unknown, revoked, wrong secret)."""
+    parts = apikeys.parse(key_string)
+    if parts is None:
+        return None
+    key = ApiKey.get_or_none((ApiKey.lookup == parts.lookup) & ApiKey.revoked_at.is_null())
+    if key is None or key.mode != parts.mode:
+        # Still compare, so an unknown lookup id costs what a wrong secret costs.
+        apikeys.secret_matches(os.urandom(16), parts.secret, "0" * 64)
+        return None
+    if not apikeys.secret_matches(bytes.fromhex(key.salt), parts.secret, key.secret_hash):
+        return None
+    return key
+
+
+def revoke_key(rt, key_id: str) -> ApiKey:
+    with write_transaction():
+        key = ApiKey.get_or_none(ApiKey.id == key_id)
+        if key is None:
+            raise NotFound(f"no API key {key_id}")
+        if key.revoked_at is None:
+            ApiKey.update(revoked_at=rt.now()).where((ApiKey.id == key_id) & ApiKey.revoked_at.is_null()).execute()
+    return ApiKey.get_by_id(key_id)
+
+
+def list_keys(workspace_id: str) -> list[ApiKey]:
+    return list(ApiKey.select().where(ApiKey.workspace == workspace_id).order_by(ApiKey.created_at.desc(), ApiKey.id.desc()))

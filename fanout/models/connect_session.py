@@ -1,0 +1,93 @@
+"""Connect sessions: the single-use, 30-minute token behind a connect URL."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+
+from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField
+
+from ..apikeys import random_base62
+from .account import check_account_cap
+from .db import BaseModel, write_transaction
+from .errors import NotFound
+from .workspace import Workspace
+
+LIFETIME = _dt.timedelta(minutes=30)
+TOKEN_LENGTH = 43  # ~256 bits of base62
+
+
+class ConnectSession(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    # sha256 of the token: the token itself travels only in the URL.
+    token_hash = CharField(max_length=64, unique=True)
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    platform = CharField(max_length=20)
+    sandbox = BooleanField()
+    redirect_url = CharField(max_length=2048, null=True)
+    created_at = DateTimeField()
+    expires_at = DateTimeField(index=True)
+    used_at = DateTimeField(null=True)
+
+
+class SessionUnusable(Exception):
+    """The connect URL cannot be used; `reason` is unknown, expired or used."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redirect_url: str | None) -> str:
+    """Check the account cap and return a new session token."""
+    workspace = Workspace.get_or_none(Workspace.id == workspace_id)
+    if workspace is None:
+        raise NotFound(f"no workspace {workspace_id}")
+    check_account_cap(workspace)
+    token = random_base62(TOKEN_LENGTH, rt.randbytes)
+    now = rt.now()
+    with write_transaction():
+        ConnectSession.create(
+            id=rt.new_id("cs"),
+            token_hash=_hash(token),
+            workspace=workspace,
+            platform=platform,
+            sandbox=sandbox,
+            redirect_url=redirect_url,
+            created_at=now,
+            expires_at=now + LIFETIME,
+        )
+    return token
+
+
+def consume_session(rt, token: str, platform: str) -> ConnectSession:
+    """Mark the session used, once; SessionUnusable if it cannot be."""
+    now = rt.now()
+    token_hash = _hash(token)
+    with write_transaction():
+        claimed = (
+            ConnectSession.update(used_at=now)
+            .where(
+                (ConnectSession.token_hash == token_hash)
+                & (ConnectSession.platform == platform)
+                & ConnectSession.used_at.is_null()
+                & (ConnectSession.expires_at > now)
+            )
+            .execute()
+        )
+        session = ConnectSession.get_or_none(ConnectSession.token_hash == token_hash)
+    if claimed:
+        return session
+    if session is None or session.platform != platform:
+        raise SessionUnusable("unknown")
+    if session.used_at is not None:
+        raise SessionUnusable("used")
+    raise SessionUnusable("expired")
+
+
+def purge_expired(now: _dt.datetime) -> int:
+    with write_transaction():
+        return ConnectSession.delete().where(ConnectSession.expires_at <= now).execute()

@@ -1,0 +1,69 @@
+"""The database handle and the transaction rules shared by every model.
+
+`db` is a proxy bound by `open_database` at start. SQLite gets WAL and a busy timeout;
+its write transactions start with BEGIN IMMEDIATE so two writers queue on the lock
+instead of failing at the read-to-write upgrade. PostgreSQL serialises writers with row
+locks (`locked`).
+"""
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from peewee import DatabaseProxy, Model
+from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
+
+from ..settings import sqlite_path
+
+db = DatabaseProxy()
+
+SQLITE_PRAGMAS = {"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 10000, "synchronous": "normal"}
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+        legacy_table_names = False
+
+
+def open_database(url: str, *, max_connections: int = 32):
+    """A pooled Peewee database for a sqlite:/// or postgresql:// URL."""
+    if url.startswith("sqlite:"):
+        path = sqlite_path(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return PooledSqliteDatabase(
+            str(path), pragmas=SQLITE_PRAGMAS, timeout=10, max_connections=max_connections, stale_timeout=300,
+            # Pooled connections move between threads, one thread at a time.
+            check_same_thread=False,
+        )
+    parts = urlsplit(url)
+    options = dict(parse_qsl(parts.query))
+    return PooledPostgresqlDatabase(
+        unquote(parts.path.lstrip("/")),
+        host=parts.hostname or None,
+        port=parts.port or None,
+        user=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        max_connections=max_connections,
+        stale_timeout=300,
+        # Wait for a free connection instead of failing when all are checked out.
+        timeout=10,
+        **options,
+    )
+
+
+def bind(database) -> None:
+    db.initialize(database)
+
+
+def is_sqlite() -> bool:
+    return isinstance(db.obj, PooledSqliteDatabase)
+
+
+def write_transaction():
+    """A transaction that will write: BEGIN IMMEDIATE on SQLite, plain BEGIN on PostgreSQL."""
+    return db.atomic("IMMEDIATE") if is_sqlite() else db.atomic()
+
+
+def locked(query):
+    """SELECT ... FOR UPDATE where the database has row locks (SQLite's IMMEDIATE lock covers it)."""
+    return query.for_update() if db.for_update else query

@@ -1,0 +1,68 @@
+"""Webhook registrations: where events go, and the secret that signs them."""
+from __future__ import annotations
+
+import base64
+
+from peewee import CharField, DateTimeField, ForeignKeyField, TextField
+
+from .db import BaseModel, write_transaction
+from .errors import NotFound
+from .workspace import Workspace
+
+EVENTS = ("post.completed", "post.failed")
+
+
+class Webhook(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="webhooks", on_delete="CASCADE")
+    url = CharField(max_length=2048)
+    events = CharField(max_length=200)  # comma-separated, in EVENTS order
+    secret = TextField()  # Fernet token of the signing secret
+    created_at = DateTimeField()
+
+    class Meta:
+        indexes = ((("workspace", "created_at"), False),)
+
+    @property
+    def event_list(self) -> list[str]:
+        return self.events.split(",")
+
+
+def new_secret(randbytes) -> str:
+    """`whsec_` + base64 of 32 random bytes (the Standard Webhooks form)."""
+    return "whsec_" + base64.b64encode(randbytes(32)).decode()
+
+
+def create_webhook(rt, workspace_id: str, *, url: str, events: list[str]) -> tuple[Webhook, str]:
+    """The registration and its secret in clear, which only this call ever returns."""
+    secret = new_secret(rt.randbytes)
+    with write_transaction():
+        webhook = Webhook.create(
+            id=rt.new_id("wh"),
+            workspace=workspace_id,
+            url=url,
+            events=",".join(e for e in EVENTS if e in events),
+            secret=rt.keyring.encrypt(secret),
+            created_at=rt.now(),
+        )
+    return webhook, secret
+
+
+def list_webhooks(workspace_id: str) -> list[Webhook]:
+    return list(
+        Webhook.select().where(Webhook.workspace == workspace_id).order_by(Webhook.created_at.desc(), Webhook.id.desc())
+    )
+
+
+def get_webhook(workspace_id: str, webhook_id: str) -> Webhook:
+    webhook = Webhook.get_or_none((Webhook.id == webhook_id) & (Webhook.workspace == workspace_id))
+    if webhook is None:
+        raise NotFound("no such webhook in this workspace")
+    return webhook
+
+
+def delete_webhook(workspace_id: str, webhook_id: str) -> None:
+    with write_transaction():
+        deleted = Webhook.delete().where((Webhook.id == webhook_id) & (Webhook.workspace == workspace_id)).execute()
+    if not deleted:
+        raise NotFound("no such webhook in this workspace")

@@ -1,0 +1,2 @@
+"""The platforms Fanout publishes to."""
+PLATFORMS = ("instagram", "threads", "tiktok", "x")

@@ -1,0 +1,37 @@
+"""The sandbox platform: never calls a network, gives deterministic results."""
+from __future__ import annotations
+
+from ..apikeys import random_base62
+from ..models.account import Account, connect_account, lock_workspace
+from ..models.db import write_transaction
+
+
+def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
+    """The lowest free sandbox user number on this platform: (platform user id, username)."""
+    n = 1
+    while f"sandbox-{n}" in taken:
+        n += 1
+    return f"sandbox-{n}", f"sandbox_{platform}_{n}"
+
+
+def connect(rt, session) -> Account:
+    """Complete a sandbox connect flow: a new active account, `sandbox_<platform>_<n>`."""
+    with write_transaction():
+        lock_workspace(session.workspace_id)
+        taken = {
+            a.platform_user_id
+            for a in Account.select(Account.platform_user_id).where(
+                (Account.workspace == session.workspace_id) & (Account.platform == session.platform) & Account.sandbox
+            )
+        }
+        user_id, username = sandbox_identity(taken, session.platform)
+        return connect_account(
+            rt,
+            session.workspace_id,
+            platform=session.platform,
+            sandbox=True,
+            platform_user_id=user_id,
+            username=username,
+            # A token like a real platform's, so sandbox accounts take the same paths.
+            access_token="sbx_" + random_base62(40, rt.randbytes),
+        )

@@ -1,0 +1,51 @@
+"""What the running service talks to: settings, clock, randomness, resolver, keyring, queue.
+
+The app factory and the `fanout` command build one `Runtime` and install it; handlers and
+tasks read it with `current()`. Tests build theirs with a fixed clock, a fake resolver and
+an in-memory queue, so nothing needs monkey-patching.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from huey import Huey
+
+from . import ids
+from .crypto import Keyring
+from .netguard import Resolver, resolve_host
+from .settings import Settings
+from .times import utcnow
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    keyring: Keyring
+    queue: Huey
+    clock: Callable[[], _dt.datetime] = utcnow
+    randbytes: Callable[[int], bytes] = field(default=os.urandom)
+    resolve: Resolver = resolve_host
+
+    def now(self) -> _dt.datetime:
+        return self.clock()
+
+    def new_id(self, prefix: str) -> str:
+        return ids.new_id(prefix, self.clock(), self.randbytes)
+
+
+_current: Runtime | None = None
+
+
+def install(runtime: Runtime) -> Runtime:
+    global _current
+    _current = runtime
+    return runtime
+
+
+def current() -> Runtime:
+    if _current is None:
+        raise RuntimeError("no runtime installed: build the app with create_app() or run the fanout command")
+    return _current

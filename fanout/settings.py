@@ -1,0 +1,87 @@
+"""Settings from the environment, validated once at start."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Mapping
+from urllib.parse import urlsplit
+
+
+class SettingsError(ValueError):
+    """A setting has a value the service cannot run with."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    database_url: str
+    queue_url: str
+    base_url: str
+    connect_url: str
+    secret_key: str | None = None
+    insecure_urls: bool = False
+    # Response validation costs time on every request; tests and CI turn it on.
+    validate_responses: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if environ is None else environ
+        data_dir = Path(env.get("FANOUT_DATA_DIR") or "./var").resolve()
+        base_url = _http_url("FANOUT_BASE_URL", env.get("FANOUT_BASE_URL") or "http://127.0.0.1:8000")
+        connect_url = _http_url("FANOUT_CONNECT_URL", env.get("FANOUT_CONNECT_URL") or base_url)
+        return cls(
+            data_dir=data_dir,
+            database_url=_database_url(env.get("FANOUT_DATABASE_URL") or f"sqlite:///{data_dir / 'fanout.db'}"),
+            queue_url=_queue_url(env.get("FANOUT_QUEUE_URL") or f"sqlite:///{data_dir / 'queue.db'}"),
+            base_url=base_url,
+            connect_url=connect_url,
+            secret_key=env.get("FANOUT_SECRET_KEY") or None,
+            insecure_urls=_flag("FANOUT_INSECURE_URLS", env.get("FANOUT_INSECURE_URLS", "")),
+        )
+
+    def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
+        return replace(self, base_url=base_url.rstrip("/"), connect_url=(connect_url or base_url).rstrip("/"))
+
+
+def _flag(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("", "0", "false", "no", "off"):
+        return False
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    raise SettingsError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {value!r}")
+
+
+def _http_url(name: str, value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise SettingsError(f"{name} must be an absolute http(s) URL such as https://fanout.example.com, not {value!r}")
+    return value.rstrip("/")
+
+
+def _database_url(value: str) -> str:
+    scheme = urlsplit(value).scheme
+    if scheme == "sqlite":
+        if not value.startswith("sqlite:///") or value == "sqlite:///" or ":memory:" in value:
+            raise SettingsError(f"FANOUT_DATABASE_URL must name a SQLite file (sqlite:///path/to/fanout.db), not {value!r}")
+        return value
+    if scheme in ("postgres", "postgresql"):
+        if not urlsplit(value).path.strip("/"):
+            raise SettingsError(f"FANOUT_DATABASE_URL must name a database (postgresql://user@host:5432/name), not {value!r}")
+        return value
+    raise SettingsError(f"FANOUT_DATABASE_URL must start with sqlite:/// or postgresql://, not {value!r}")
+
+
+def _queue_url(value: str) -> str:
+    scheme = urlsplit(value).scheme
+    if scheme == "sqlite" and value.startswith("sqlite:///") and value != "sqlite:///":
+        return value
+    if scheme in ("redis", "rediss"):
+        return value
+    raise SettingsError(f"FANOUT_QUEUE_URL must be sqlite:///path/to/queue.db or redis://host:6379/0, not {value!r}")
+
+
+def sqlite_path(url: str) -> Path:
+    """The file behind a sqlite:/// URL."""
+    return Path(url[len("sqlite:///"):])

@@ -1,0 +1,25 @@
+"""Periodic housekeeping."""
+from __future__ import annotations
+
+import logging
+
+from huey import Huey, crontab
+
+from .. import runtime
+from ..models import db
+from ..models.connect_session import purge_expired
+
+log = logging.getLogger(__name__)
+
+
+def purge_connect_sessions() -> int:
+    """Delete connect sessions past their 30 minutes (used or not)."""
+    with db.connection_context():
+        count = purge_expired(runtime.current().now())
+    if count:
+        log.info("purged %d expired connect sessions", count)
+    return count
+
+
+def register(huey: Huey) -> None:
+    huey.periodic_task(crontab(minute="*/15"), name="purge_connect_sessions")(purge_connect_sessions)

@@ -1,0 +1,287 @@
+"""Fixtures as vocabulary: `settings`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
+`live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`.
+
+The suite runs on the embedded default (a SQLite file per test). With FANOUT_DATABASE_URL
+and FANOUT_QUEUE_URL set it runs on PostgreSQL and Redis instead; an unreachable server
+is then a failure, never a skip.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from fanout.app import boot, create_app
+from fanout.models import MODELS, db
+from fanout.models.api_key import create_key
+from fanout.models.schema import migrate
+from fanout.models.workspace import create_workspace
+from fanout.settings import Settings
+from fanout.tasks import memory_queue
+
+TEST_SECRET_KEY = "hTMUhjRO0RYW8h_LA-g_S9tTbcf3G_9pGxvX0fl-plA="
+EXTERNAL_DATABASE_URL = os.environ.get("FANOUT_DATABASE_URL")
+EXTERNAL_QUEUE_URL = os.environ.get("FANOUT_QUEUE_URL")
+PUBLIC_IP = "93.184.216.34"
+
+
+@dataclass
+class FakeClock:
+    """Time under test control: starts at a fixed instant, moves only when told."""
+
+    now: dt.datetime = field(default_factory=lambda: dt.datetime(2026, 11, 22, 10, 0, 0))
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, **delta) -> dt.datetime:
+        self.now += dt.timedelta(**delta)
+        return self.now
+
+
+@dataclass
+class FakeResolver:
+    """DNS under test control: names map to the addresses given, others do not resolve."""
+
+    names: dict = field(default_factory=dict)
+
+    def __call__(self, host: str) -> list[str]:
+        return list(self.names.get(host.lower(), []))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _external_backends_reachable():
+    """With FANOUT_DATABASE_URL / FANOUT_QUEUE_URL set, an unreachable server fails the run."""
+    if EXTERNAL_DATABASE_URL:
+        from fanout.models import open_database
+
+        database = open_database(EXTERNAL_DATABASE_URL)
+        try:
+            database.connect()
+            database.close()
+        except Exception as e:
+            pytest.exit(f"PostgreSQL at FANOUT_DATABASE_URL is unreachable: {e}", returncode=3)
+    if EXTERNAL_QUEUE_URL:
+        import redis
+
+        try:
+            redis.Redis.from_url(EXTERNAL_QUEUE_URL).ping()
+        except Exception as e:
+            pytest.exit(f"Redis at FANOUT_QUEUE_URL is unreachable: {e}", returncode=3)
+
+
+@pytest.fixture(autouse=True)
+def _clean_environ(monkeypatch):
+    # Every test starts from a known environment; only the backend choice passes through.
+    for name in list(os.environ):
+        if name.startswith("FANOUT_"):
+            monkeypatch.delenv(name)
+
+
+def _truncate_all() -> None:
+    tables = ", ".join(m._meta.table_name for m in MODELS)
+    db.execute_sql(f"TRUNCATE {tables} CASCADE")
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(
+        data_dir=tmp_path,
+        database_url=EXTERNAL_DATABASE_URL or f"sqlite:///{tmp_path / 'fanout.db'}",
+        queue_url=EXTERNAL_QUEUE_URL or f"sqlite:///{tmp_path / 'queue.db'}",
+        base_url="http://testserver",
+        connect_url="http://connect.testserver",
+        secret_key=TEST_SECRET_KEY,
+        validate_responses=True,
+    )
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def resolver() -> FakeResolver:
+    return FakeResolver(
+        {
+            "hooks.example.com": [PUBLIC_IP],
+            "dual.example.com": [PUBLIC_IP, "2606:2800:220:1:248:1893:25c8:1946"],
+            "internal.example.com": ["10.0.0.7"],
+            "rebind.example.com": [PUBLIC_IP, "127.0.0.1"],
+            "metadata.example.com": ["169.254.169.254"],
+        }
+    )
+
+
+@pytest.fixture
+def rt(settings, clock, resolver):
+    runtime = boot(settings, clock=clock, resolve=resolver, queue=memory_queue())
+    migrate()
+    if EXTERNAL_DATABASE_URL:
+        with db.connection_context():
+            _truncate_all()
+    yield runtime
+    db.close_all()
+
+
+@pytest.fixture
+def app(settings, rt):
+    return create_app(settings, rt)
+
+
+@pytest.fixture
+def client(app):
+    with app.test_client() as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def workspace(rt):
+    with db.connection_context():
+        return create_workspace(rt, "Acme", "PRO")
+
+
+def make_key(rt, workspace_id: str, mode: str) -> str:
+    with db.connection_context():
+        return create_key(rt, workspace_id, mode)[1]
+
+
+@pytest.fixture
+def sandbox_key(rt, workspace) -> str:
+    return make_key(rt, workspace.id, "sandbox")
+
+
+@pytest.fixture
+def live_key(rt, workspace) -> str:
+    return make_key(rt, workspace.id, "live")
+
+
+@pytest.fixture
+def auth(sandbox_key) -> dict:
+    return {"Authorization": f"Bearer {sandbox_key}"}
+
+
+def open_connect_url(client, url: str):
+    """What the end user's browser does with a connect URL: one GET, no redirects followed."""
+    parts = urlsplit(url)
+    return client.get(f"{parts.path}?{parts.query}", follow_redirects=False)
+
+
+def connect_sandbox_account(client, headers: dict, platform: str = "x") -> dict:
+    started = client.post(f"/v1/accounts/{platform}/connect", headers=headers, json={})
+    assert started.status_code == 200, started.text
+    landed = open_connect_url(client, started.json()["url"])
+    assert landed.status_code == 302, landed.text
+    query = parse_qs(urlsplit(landed.headers["location"]).query)
+    account_id = query["account_id"][0]
+    accounts = client.get("/v1/accounts", headers=headers).json()["data"]
+    return next(a for a in accounts if a["id"] == account_id)
+
+
+@pytest.fixture
+def account(client, auth) -> dict:
+    return connect_sandbox_account(client, auth, "x")
+
+
+# --- processes ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def process_env(tmp_path, rt) -> dict:
+    """Environment for `fanout` processes that share this test's database."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
+    env.update(
+        FANOUT_DATA_DIR=str(tmp_path),
+        FANOUT_DATABASE_URL=rt.settings.database_url,
+        FANOUT_QUEUE_URL=rt.settings.queue_url,
+        FANOUT_SECRET_KEY=TEST_SECRET_KEY,
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+@dataclass
+class Cli:
+    env: dict
+
+    def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [sys.executable, "-m", "fanout", *args], env=self.env, capture_output=True, text=True, timeout=60
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"fanout {' '.join(args)} failed: {done.stderr or done.stdout}")
+        return done
+
+    def json(self, *args: str):
+        return json.loads(self(*args, "--json").stdout)
+
+
+@pytest.fixture
+def cli(process_env) -> Cli:
+    return Cli(process_env)
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def start_server(env: dict, log_path: Path, command: str = "api", port: int | None = None) -> Server:
+    import requests
+
+    port = port or free_port()
+    log_file = open(log_path, "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fanout", command, "--port", str(port)],
+        env=env, stdout=log_file, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"fanout {command} exited: {log_path.read_text()}")
+        try:
+            requests.get(f"{url}/v1/openapi.json", timeout=1)
+            return Server(url, proc, log_path)
+        except requests.ConnectionError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"fanout {command} did not start: {log_path.read_text()}")
+
+
+def stop_server(server: Server) -> None:
+    server.proc.send_signal(2)
+    try:
+        server.proc.wait(20)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        server.proc.wait()
+
+
+@pytest.fixture
+def server(process_env, tmp_path):
+    """A `fanout api` process on a free loopback port, sharing this test's database."""
+    srv = start_server(process_env, tmp_path / "server.log")
+    yield srv
+    stop_server(srv)

@@ -1,0 +1,98 @@
+"""The `fanout` command (the operators' "workspace dashboard")."""
+import json
+import re
+
+import pytest
+
+
+def test_workspace_create_prints_one_json_value(cli):
+    ws = cli.json("workspace", "create", "Acme Inc")
+    assert set(ws) == {"id", "name", "plan", "created_at"}
+    assert ws["id"].startswith("ws_") and ws["name"] == "Acme Inc" and ws["plan"] == "FREE"
+
+
+def test_workspace_create_takes_a_plan(cli):
+    assert cli.json("workspace", "create", "Big", "--plan", "business")["plan"] == "BUSINESS"
+
+
+def test_workspace_list_shows_every_workspace(cli):
+    a = cli.json("workspace", "create", "A")
+    b = cli.json("workspace", "create", "B")
+    listed = cli.json("workspace", "list")
+    assert {w["id"] for w in listed} == {a["id"], b["id"]}
+    assert "A" in cli("workspace", "list").stdout
+
+
+def test_set_plan_changes_the_plan(cli):
+    ws = cli.json("workspace", "create", "A")
+    assert cli.json("workspace", "set-plan", ws["id"], "PRO")["plan"] == "PRO"
+
+
+def test_key_create_prints_the_key_once_with_its_record(cli):
+    ws = cli.json("workspace", "create", "A")
+    key = cli.json("key", "create", ws["id"], "--mode", "sandbox")
+    assert set(key) == {"id", "key", "mode", "workspace_id", "created_at"}
+    assert re.fullmatch(r"svc_sandbox_[0-9A-Za-z]{50}", key["key"])
+    assert key["workspace_id"] == ws["id"] and key["mode"] == "sandbox"
+
+
+def test_key_create_human_output_warns_it_is_shown_once(cli):
+    ws = cli.json("workspace", "create", "A")
+    out = cli("key", "create", ws["id"], "--mode", "live").stdout
+    assert out.startswith("svc_live_") and "only time" in out
+
+
+def test_key_list_never_shows_key_strings(cli):
+    ws = cli.json("workspace", "create", "A", "--plan", "STARTER")
+    key = cli.json("key", "create", ws["id"], "--mode", "live")
+    listed = cli("key", "list", ws["id"], "--json").stdout
+    assert key["key"] not in listed
+    [row] = json.loads(listed)
+    assert row["id"] == key["id"] and row["revoked_at"] is None
+    assert key["key"].startswith(row["prefix"])
+
+
+def test_key_create_past_the_plan_cap_fails_with_plan_limit_exceeded(cli):
+    ws = cli.json("workspace", "create", "A")
+    cli.json("key", "create", ws["id"], "--mode", "live")
+    failed = cli("key", "create", ws["id"], "--mode", "live", "--json", check=False)
+    assert failed.returncode == 1
+    assert json.loads(failed.stdout)["error"]["code"] == "plan_limit_exceeded"
+    human = cli("key", "create", ws["id"], "--mode", "live", check=False)
+    assert human.returncode == 1 and len(human.stderr.strip().splitlines()) == 1
+    assert "plan allows 1" in human.stderr
+
+
+def test_key_revoke_marks_the_key_revoked(cli):
+    ws = cli.json("workspace", "create", "A")
+    key = cli.json("key", "create", ws["id"], "--mode", "live")
+    revoked = cli.json("key", "revoke", key["id"])
+    assert revoked["id"] == key["id"] and revoked["revoked_at"]
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (("key", "revoke", "key_nope"), "not_found"),
+        (("key", "list", "ws_nope"), "not_found"),
+        (("key", "create", "ws_nope", "--mode", "live"), "not_found"),
+        (("workspace", "set-plan", "ws_nope", "PRO"), "not_found"),
+        (("workspace", "create", "   "), "validation_error"),
+    ],
+)
+def test_failures_exit_1_with_the_error_object(cli, args, code):
+    failed = cli(*args, "--json", check=False)
+    assert failed.returncode == 1
+    assert json.loads(failed.stdout) == {"error": {"code": code, "message": json.loads(failed.stdout)["error"]["message"]}}
+
+
+def test_a_bad_setting_is_refused_with_a_message_naming_it(cli):
+    cli.env["FANOUT_BASE_URL"] = "not a url"
+    failed = cli("workspace", "list", check=False)
+    assert failed.returncode == 1
+    assert "FANOUT_BASE_URL" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_migrate_is_idempotent(cli):
+    assert "up to date" in cli("migrate").stdout
+    assert cli.json("migrate") == {"applied": []}

@@ -1,0 +1,80 @@
+"""Behaviour across real server processes: revocation and secrets at rest."""
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from fanout.models import MODELS, Account, db
+
+from .conftest import EXTERNAL_DATABASE_URL
+
+
+def bearer(key: str) -> dict:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_a_key_revoked_with_the_cli_is_refused_by_a_running_server(server, cli):
+    ws = cli.json("workspace", "create", "Acme")
+    key = cli.json("key", "create", ws["id"], "--mode", "sandbox")
+    assert requests.get(f"{server.url}/v1/accounts", headers=bearer(key["key"]), timeout=10).status_code == 200
+    cli("key", "revoke", key["id"])
+    answer = requests.get(f"{server.url}/v1/accounts", headers=bearer(key["key"]), timeout=10)
+    assert answer.status_code == 401
+    assert answer.json()["error"]["code"] == "invalid_api_key"
+
+
+def database_contents(data_dir: Path) -> bytes:
+    """Everything the database holds: the raw SQLite files, or every PostgreSQL row as text."""
+    if not EXTERNAL_DATABASE_URL:
+        return b"".join(p.read_bytes() for p in sorted(data_dir.glob("*.db*")))
+    with db.connection_context():
+        rows = []
+        for model in MODELS:
+            cursor = db.execute_sql(f"SELECT row_to_json(t)::text FROM {model._meta.table_name} t")
+            rows.extend(r[0] for r in cursor.fetchall())
+    return "\n".join(rows).encode()
+
+
+@pytest.fixture
+def insecure_server(process_env, tmp_path):
+    from .conftest import start_server, stop_server
+
+    # Loopback webhook receivers need the local-development setting.
+    srv = start_server({**process_env, "FANOUT_INSECURE_URLS": "1"}, tmp_path / "server.log")
+    yield srv
+    stop_server(srv)
+
+
+def test_no_key_token_or_webhook_secret_reaches_the_database_or_the_logs(insecure_server, cli, rt, tmp_path):
+    server = insecure_server
+    ws = cli.json("workspace", "create", "Acme", "--plan", "PRO")
+    key = cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"]
+
+    started = requests.post(f"{server.url}/v1/accounts/x/connect", headers=bearer(key), json={}, timeout=10)
+    session = urlsplit(started.json()["url"]).query.split("=", 1)[1]
+    landed = requests.get(started.json()["url"].replace(rt.settings.base_url, server.url), allow_redirects=False, timeout=10)
+    assert landed.status_code == 302
+    hook = requests.post(
+        f"{server.url}/v1/webhooks", headers=bearer(key), timeout=10,
+        json={"url": "http://127.0.0.1:9/hook", "events": ["post.completed"]},
+    )
+    assert hook.status_code == 201
+    for path in ("/v1/accounts", "/v1/webhooks", f"/v1/webhooks/{hook.json()['id']}"):
+        assert requests.get(f"{server.url}{path}", headers=bearer(key), timeout=10).status_code == 200
+
+    with db.connection_context():
+        token = rt.keyring.decrypt(Account.get().access_token)
+    secrets = {
+        "API key": key,
+        "API key secret part": key[len("svc_sandbox_") + 12:][:32],
+        "platform token": token,
+        "webhook secret": hook.json()["secret"],
+        "connect session token": session,
+    }
+    stored = database_contents(tmp_path)
+    log = server.log().encode()
+    assert b"GET /connect/x" in log  # the log did record the requests
+    for name, secret in secrets.items():
+        assert secret.encode() not in stored, f"{name} found in the database"
+        assert secret.encode() not in log, f"{name} found in the server log"

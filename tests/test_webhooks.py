@@ -1,0 +1,147 @@
+"""POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id} (SPEC.md section 4, DECISIONS.md "Webhooks")."""
+import pytest
+
+from fanout.models import Webhook, db
+from fanout.models.workspace import create_workspace
+
+from .conftest import make_key
+
+HOOK = {"url": "https://hooks.example.com/fanout", "events": ["post.completed", "post.failed"]}
+
+
+def register(client, auth, **body):
+    return client.post("/v1/webhooks", headers=auth, json={**HOOK, **body})
+
+
+def test_register_answers_201_with_the_secret(client, auth):
+    answer = register(client, auth)
+    assert answer.status_code == 201
+    body = answer.json()
+    assert set(body) == {"id", "url", "events", "secret", "created_at"}
+    assert body["id"].startswith("wh_")
+    assert body["url"] == HOOK["url"]
+    assert body["events"] == ["post.completed", "post.failed"]
+    assert body["secret"].startswith("whsec_") and len(body["secret"]) > 40
+    assert body["created_at"] == "2026-11-22T10:00:00.000Z"
+
+
+def test_each_registration_has_its_own_secret(client, auth):
+    assert register(client, auth).json()["secret"] != register(client, auth).json()["secret"]
+
+
+def test_secret_is_never_shown_again(client, auth):
+    created = register(client, auth).json()
+    got = client.get(f"/v1/webhooks/{created['id']}", headers=auth)
+    listed = client.get("/v1/webhooks", headers=auth)
+    assert got.status_code == listed.status_code == 200
+    assert "secret" not in got.json()
+    assert all("secret" not in w for w in listed.json()["data"])
+    assert created["secret"] not in got.text + listed.text
+
+
+def test_secret_is_encrypted_at_rest(client, auth, rt):
+    created = register(client, auth).json()
+    with db.connection_context():
+        stored = Webhook.get_by_id(created["id"]).secret
+    assert created["secret"] not in stored
+    assert rt.keyring.decrypt(stored) == created["secret"]
+
+
+def test_events_keep_a_stable_order(client, auth):
+    body = register(client, auth, events=["post.failed", "post.completed"]).json()
+    assert body["events"] == ["post.completed", "post.failed"]
+
+
+def test_get_returns_the_registration(client, auth):
+    created = register(client, auth, events=["post.failed"]).json()
+    got = client.get(f"/v1/webhooks/{created['id']}", headers=auth).json()
+    assert got == {k: created[k] for k in ("id", "url", "events", "created_at")}
+
+
+def test_list_is_newest_first(client, auth, clock):
+    first = register(client, auth).json()
+    clock.advance(seconds=1)
+    second = register(client, auth).json()
+    ids = [w["id"] for w in client.get("/v1/webhooks", headers=auth).json()["data"]]
+    assert ids == [second["id"], first["id"]]
+
+
+def test_delete_answers_204_then_404(client, auth):
+    created = register(client, auth).json()
+    assert client.delete(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 204
+    assert client.get(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 404
+    assert client.delete(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 404
+
+
+def test_another_workspace_sees_404_exactly_like_an_unknown_id(client, auth, rt):
+    created = register(client, auth).json()
+    with db.connection_context():
+        other = create_workspace(rt, "Other")
+    other_auth = {"Authorization": f"Bearer {make_key(rt, other.id, 'sandbox')}"}
+    foreign = client.get(f"/v1/webhooks/{created['id']}", headers=other_auth)
+    unknown = client.get("/v1/webhooks/wh_00000000000000000000000000", headers=other_auth)
+    assert foreign.status_code == unknown.status_code == 404
+    assert foreign.json() == unknown.json()
+    assert client.delete(f"/v1/webhooks/{created['id']}", headers=other_auth).status_code == 404
+    assert client.get("/v1/webhooks", headers=other_auth).json() == {"data": []}
+    assert client.get(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "url, why",
+    [
+        ("http://hooks.example.com/x", "https"),
+        ("https://internal.example.com/x", "non-public"),
+        ("https://metadata.example.com/x", "non-public"),
+        ("https://rebind.example.com/x", "non-public"),
+        ("https://127.0.0.1/x", "non-public"),
+        ("https://[::1]/x", "non-public"),
+        ("https://10.1.2.3/x", "non-public"),
+        ("https://nowhere.example.com/x", "does not resolve"),
+        ("https://user:pw@hooks.example.com/x", "user info"),
+        ("https://hooks.example.com:22/x", "port"),
+        ("hooks.example.com/x", "https"),
+        ("", "https"),
+    ],
+)
+def test_register_refuses_urls_that_are_not_public_https(client, auth, url, why):
+    answer = register(client, auth, url=url)
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["code"] == "validation_error"
+    assert why in error["message"] and error["message"].startswith("url")
+
+
+def test_register_accepts_a_host_with_public_ipv4_and_ipv6(client, auth):
+    assert register(client, auth, url="https://dual.example.com/hook").status_code == 201
+
+
+def test_insecure_mode_allows_a_loopback_http_receiver(client, auth, rt):
+    from dataclasses import replace
+
+    rt.settings = replace(rt.settings, insecure_urls=True)
+    assert register(client, auth, url="http://127.0.0.1:9999/hook").status_code == 201
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"url": HOOK["url"], "events": []},
+        {"url": HOOK["url"], "events": ["post.failed", "post.failed"]},
+        {"url": HOOK["url"], "events": ["post.created"]},
+        {"url": HOOK["url"]},
+        {"events": ["post.failed"]},
+        {"url": 5, "events": ["post.failed"]},
+        {**HOOK, "secret": "mine"},
+        {"url": "https://hooks.example.com/" + "a" * 2048, "events": ["post.failed"]},
+    ],
+)
+def test_register_refuses_bodies_that_break_the_schema(client, auth, body):
+    answer = client.post("/v1/webhooks", headers=auth, json=body)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "validation_error"
+
+
+def test_a_refused_registration_stores_nothing(client, auth):
+    register(client, auth, url="https://internal.example.com/x")
+    assert client.get("/v1/webhooks", headers=auth).json() == {"data": []}

@@ -1,4 +1,5 @@
 """Behaviour across real server processes: revocation and secrets at rest."""
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -78,3 +79,21 @@ def test_no_key_token_or_webhook_secret_reaches_the_database_or_the_logs(insecur
     for name, secret in secrets.items():
         assert secret.encode() not in stored, f"{name} found in the database"
         assert secret.encode() not in log, f"{name} found in the server log"
+
+
+def test_serve_runs_migrations_the_api_and_a_queue_worker(process_env, tmp_path):
+    from .conftest import start_server, stop_server
+
+    if not EXTERNAL_DATABASE_URL:
+        process_env["FANOUT_DATABASE_URL"] = f"sqlite:///{tmp_path / 'fresh.db'}"  # an empty database
+    srv = start_server(process_env, tmp_path / "serve.log", command="serve")
+    try:
+        assert requests.get(f"{srv.url}/v1/accounts", timeout=10).status_code == 401
+        deadline = time.monotonic() + 20
+        while "queue worker running" not in srv.log() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "queue worker running" in srv.log()
+    finally:
+        stop_server(srv)
+    assert srv.proc.returncode == 0
+    assert "Consumer exiting" in srv.log()

@@ -1,10 +1,9 @@
 """Encryption at rest for platform tokens and webhook secrets."""
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import os
+import re
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -33,17 +32,20 @@ class Keyring:
             raise ValueError("cannot decrypt: encrypted with a key that is not in FANOUT_SECRET_KEY") from None
 
 
+# A Fernet key is 32 bytes in url-safe base64: 43 characters and one "=". Checked by shape,
+# because base64.urlsafe_b64decode skips characters outside the alphabet and stops at the
+# first "=", so "new;old", "key=junk" or "!key" would otherwise pass as one valid key.
+_FERNET_KEY = re.compile(r"[A-Za-z0-9_-]{43}=")
+
+
 def parse_keys(value: str) -> list[bytes]:
     keys = []
     for part in (p.strip() for p in value.split(",")):
-        try:
-            if len(base64.urlsafe_b64decode(part.encode())) != 32:
-                raise ValueError
-        except (ValueError, binascii.Error):
+        if not _FERNET_KEY.fullmatch(part):
             raise SettingsError(
                 "FANOUT_SECRET_KEY must be one or more comma-separated Fernet keys (32 url-safe base64 bytes; "
                 "make one with `python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'`)"
-            ) from None
+            )
         keys.append(part.encode())
     return keys
 
@@ -62,8 +64,8 @@ def _create_key_file(path: Path) -> None:
     # Written aside and linked into place, so a process starting at the same moment
     # sees either no file or a whole key, never half of one.
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as fh:
         fh.write(Fernet.generate_key())
     try:

@@ -20,14 +20,15 @@ SECURE_PORTS = (443, 8443)
 
 # Ranges `is_global` lets through or that embed another address (CPython gh-113171 and
 # friends): NAT64, 6to4, Teredo, ORCHIDv2, documentation, benchmarking, CGNAT, IETF protocol
-# assignments, the 6to4 relay anycast.
+# assignments, the 6to4 relay anycast, and the deprecated IPv6 site-local range fec0::/10
+# (RFC 3879; still routed inside some networks, and `is_global` calls it global).
 _BLOCKED = [
     ipaddress.ip_network(net)
     for net in (
         "0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
         "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/3",
         "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
-        "2002::/16", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10", "ff00::/8",
+        "2002::/16", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
     )
 ]
 
@@ -114,5 +115,8 @@ def _parse_all(values: Iterable[str]) -> Iterable[IPAddress]:
     for value in values:
         # getaddrinfo writes IPv6 scope ids as fe80::1%eth0.
         address, _, scope = value.partition("%")
-        ip = ipaddress.ip_address(address)
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            continue  # not an address: as if the resolver had not answered it
         yield ipaddress.IPv6Address(f"{address}%{scope}") if scope else ip

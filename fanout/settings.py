@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 
 class SettingsError(ValueError):
@@ -27,7 +27,7 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if environ is None else environ
-        data_dir = Path(env.get("FANOUT_DATA_DIR") or "./var").resolve()
+        data_dir = Path(env.get("FANOUT_DATA_DIR") or "./var").expanduser().resolve()
         base_url = _http_url("FANOUT_BASE_URL", env.get("FANOUT_BASE_URL") or "http://127.0.0.1:8000")
         connect_url = _http_url("FANOUT_CONNECT_URL", env.get("FANOUT_CONNECT_URL") or base_url)
         return cls(
@@ -53,29 +53,45 @@ def _flag(name: str, value: str) -> bool:
     raise SettingsError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {value!r}")
 
 
+def _split(value: str) -> SplitResult | None:
+    """The parts of a URL, or None when urlsplit or its port cannot make sense of it."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # raises ValueError for a port that is not a number in 0..65535
+    except ValueError:
+        return None
+    return parts
+
+
 def _http_url(name: str, value: str) -> str:
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+    parts = _split(value)
+    if (
+        parts is None or parts.scheme not in ("http", "https") or not parts.hostname
+        or parts.query or parts.fragment
+    ):
         raise SettingsError(f"{name} must be an absolute http(s) URL such as https://fanout.example.com, not {value!r}")
     return value.rstrip("/")
 
 
 def _database_url(value: str) -> str:
-    scheme = urlsplit(value).scheme
+    parts = _split(value)
+    scheme = parts.scheme if parts else None
     if scheme == "sqlite":
         if not value.startswith("sqlite:///") or value == "sqlite:///" or ":memory:" in value:
             raise SettingsError(f"FANOUT_DATABASE_URL must name a SQLite file (sqlite:///path/to/fanout.db), not {value!r}")
         return value
     if scheme in ("postgres", "postgresql"):
-        if not urlsplit(value).path.strip("/"):
+        if not parts.path.strip("/"):
             raise SettingsError(f"FANOUT_DATABASE_URL must name a database (postgresql://user@host:5432/name), not {value!r}")
         return value
     raise SettingsError(f"FANOUT_DATABASE_URL must start with sqlite:/// or postgresql://, not {value!r}")
 
 
 def _queue_url(value: str) -> str:
-    scheme = urlsplit(value).scheme
-    if scheme == "sqlite" and value.startswith("sqlite:///") and value != "sqlite:///":
+    parts = _split(value)
+    scheme = parts.scheme if parts else None
+    if scheme == "sqlite" and value.startswith("sqlite:///") and value != "sqlite:///" and ":memory:" not in value:
+        # A queue in memory would not be shared between the API and the worker.
         return value
     if scheme in ("redis", "rediss"):
         return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as _dt
 
 UTC = _dt.timezone.utc
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def utcnow() -> _dt.datetime:
@@ -24,4 +25,6 @@ def isoformat(value: _dt.datetime | None) -> str | None:
 def to_epoch_ms(value: _dt.datetime) -> int:
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return int(value.timestamp() * 1000)
+    # Integer arithmetic: float seconds * 1000 can land a millisecond short.
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000

@@ -1,0 +1,223 @@
+"""Settings from the environment (fanout/settings.py). Every test passes its own mapping."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fanout.settings import Settings, SettingsError, sqlite_path
+
+
+def settings(**env: str) -> Settings:
+    return Settings.from_env(env)
+
+
+# --- defaults ----------------------------------------------------------------------------
+
+
+def test_data_dir_defaults_to_var_resolved_against_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data_dir = Settings.from_env({}).data_dir
+    assert data_dir == (tmp_path / "var").resolve()
+    assert data_dir.is_absolute()
+
+
+def test_database_defaults_to_a_sqlite_file_in_the_data_dir():
+    s = Settings.from_env({})
+    assert s.database_url.startswith("sqlite:///")
+    assert sqlite_path(s.database_url) == s.data_dir / "fanout.db"
+
+
+def test_queue_defaults_to_another_sqlite_file_in_the_data_dir():
+    s = Settings.from_env({})
+    assert s.queue_url.startswith("sqlite:///")
+    assert sqlite_path(s.queue_url) == s.data_dir / "queue.db"
+    assert s.queue_url != s.database_url
+
+
+def test_base_url_defaults_to_local_port_8000():
+    assert Settings.from_env({}).base_url == "http://127.0.0.1:8000"
+
+
+def test_connect_url_defaults_to_the_base_url():
+    assert settings(FANOUT_BASE_URL="https://api.example.com").connect_url == "https://api.example.com"
+
+
+def test_insecure_urls_defaults_to_off():
+    assert Settings.from_env({}).insecure_urls is False
+
+
+def test_secret_key_defaults_to_none():
+    assert Settings.from_env({}).secret_key is None
+
+
+def test_response_validation_defaults_to_off():
+    assert Settings.from_env({}).validate_responses is False
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["FANOUT_DATA_DIR", "FANOUT_BASE_URL", "FANOUT_CONNECT_URL", "FANOUT_DATABASE_URL",
+     "FANOUT_QUEUE_URL", "FANOUT_SECRET_KEY", "FANOUT_INSECURE_URLS"],
+)
+def test_empty_variable_means_the_default(name):
+    assert Settings.from_env({name: ""}) == Settings.from_env({})
+
+
+def test_variables_are_read_from_the_given_mapping_only(monkeypatch):
+    monkeypatch.setenv("FANOUT_BASE_URL", "https://from-os-environ.example.com")
+    assert Settings.from_env({}).base_url == "http://127.0.0.1:8000"
+
+
+# --- values that are used as given ---------------------------------------------------
+
+
+def test_data_dir_is_taken_from_the_environment_and_resolved(tmp_path):
+    s = settings(FANOUT_DATA_DIR=str(tmp_path / "a" / ".." / "data"))
+    assert s.data_dir == tmp_path / "data"
+    assert sqlite_path(s.database_url) == tmp_path / "data" / "fanout.db"
+
+
+def test_secret_key_is_taken_from_the_environment():
+    assert settings(FANOUT_SECRET_KEY="k").secret_key == "k"
+
+
+def test_trailing_slash_on_the_base_url_is_stripped():
+    assert settings(FANOUT_BASE_URL="https://api.example.com/").base_url == "https://api.example.com"
+
+
+def test_trailing_slash_on_a_base_url_with_a_path_is_stripped():
+    assert settings(FANOUT_BASE_URL="https://example.com/fanout/").base_url == "https://example.com/fanout"
+
+
+def test_connect_url_is_taken_from_the_environment_without_trailing_slash():
+    s = settings(FANOUT_BASE_URL="https://api.example.com", FANOUT_CONNECT_URL="https://connect.example.com/")
+    assert s.connect_url == "https://connect.example.com"
+
+
+def test_connect_url_defaults_to_the_stripped_base_url():
+    assert settings(FANOUT_BASE_URL="https://api.example.com/").connect_url == "https://api.example.com"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql://fanout:pw@db.internal:5432/fanout", "postgres://fanout@localhost/fanout",
+     "sqlite:////srv/fanout/fanout.db", "sqlite:///relative/fanout.db"],
+)
+def test_database_url_is_accepted(url):
+    assert settings(FANOUT_DATABASE_URL=url).database_url == url
+
+
+@pytest.mark.parametrize(
+    "url", ["redis://localhost:6379/0", "redis://:pw@cache.internal:6379/1", "rediss://cache.example.com:6380/0",
+            "sqlite:////srv/fanout/queue.db"],
+)
+def test_queue_url_is_accepted(url):
+    assert settings(FANOUT_QUEUE_URL=url).queue_url == url
+
+
+@pytest.mark.parametrize("value", ["1", "true", "yes", "on", "TRUE", "Yes", " on "])
+def test_insecure_urls_flag_accepts_true_words(value):
+    assert settings(FANOUT_INSECURE_URLS=value).insecure_urls is True
+
+
+@pytest.mark.parametrize("value", ["0", "false", "no", "off", "FALSE", "Off", " no "])
+def test_insecure_urls_flag_accepts_false_words(value):
+    assert settings(FANOUT_INSECURE_URLS=value).insecure_urls is False
+
+
+# --- bad values name the variable ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["not a URL", "api.example.com", "ftp://api.example.com", "https://", "https://api.example.com/?x=1",
+     "https://api.example.com/#top", "http://[::1", "http://api.example.com:port", "http://api.example.com:99999"],
+)
+def test_bad_base_url_names_the_variable(value):
+    with pytest.raises(SettingsError, match="FANOUT_BASE_URL"):
+        settings(FANOUT_BASE_URL=value)
+
+
+@pytest.mark.parametrize("value", ["connect.example.com", "ws://connect.example.com", "http://[::1"])
+def test_bad_connect_url_names_the_variable(value):
+    with pytest.raises(SettingsError, match="FANOUT_CONNECT_URL"):
+        settings(FANOUT_CONNECT_URL=value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["mysql://fanout@localhost/fanout", "sqlite:///:memory:", "sqlite://", "sqlite:///", "sqlite:fanout.db",
+     "postgresql://localhost", "postgresql://localhost/", "fanout.db", "postgresql://[::1/fanout"],
+)
+def test_bad_database_url_names_the_variable(value):
+    with pytest.raises(SettingsError, match="FANOUT_DATABASE_URL"):
+        settings(FANOUT_DATABASE_URL=value)
+
+
+@pytest.mark.parametrize(
+    "value", ["amqp://guest@localhost//", "sqlite:///", "sqlite://", "memory://", "queue.db", "redis://[::1"],
+)
+def test_bad_queue_url_names_the_variable(value):
+    with pytest.raises(SettingsError, match="FANOUT_QUEUE_URL"):
+        settings(FANOUT_QUEUE_URL=value)
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "y", "enabled", "-1"])
+def test_bad_insecure_urls_flag_names_the_variable(value):
+    with pytest.raises(SettingsError, match="FANOUT_INSECURE_URLS"):
+        settings(FANOUT_INSECURE_URLS=value)
+
+
+def test_settings_error_is_a_value_error():
+    assert issubclass(SettingsError, ValueError)
+
+
+def test_bad_value_is_quoted_in_the_message():
+    with pytest.raises(SettingsError, match="'mysql://x/y'"):
+        settings(FANOUT_DATABASE_URL="mysql://x/y")
+
+
+# --- with_base_url and sqlite_path -----------------------------------------------------
+
+
+def test_with_base_url_replaces_both_urls_without_trailing_slash():
+    s = Settings.from_env({}).with_base_url("http://127.0.0.1:9123/")
+    assert (s.base_url, s.connect_url) == ("http://127.0.0.1:9123", "http://127.0.0.1:9123")
+
+
+def test_with_base_url_takes_a_separate_connect_url():
+    s = Settings.from_env({}).with_base_url("http://127.0.0.1:9123", "http://127.0.0.1:9124/")
+    assert (s.base_url, s.connect_url) == ("http://127.0.0.1:9123", "http://127.0.0.1:9124")
+
+
+def test_with_base_url_keeps_everything_else():
+    before = settings(FANOUT_INSECURE_URLS="1", FANOUT_SECRET_KEY="k")
+    after = before.with_base_url("http://127.0.0.1:9123")
+    assert (after.data_dir, after.database_url, after.queue_url, after.secret_key, after.insecure_urls) == (
+        before.data_dir, before.database_url, before.queue_url, before.secret_key, before.insecure_urls
+    )
+
+
+@pytest.mark.parametrize(
+    "url, path",
+    [("sqlite:////srv/fanout/fanout.db", Path("/srv/fanout/fanout.db")), ("sqlite:///var/fanout.db", Path("var/fanout.db"))],
+)
+def test_sqlite_path_is_the_file_behind_the_url(url, path):
+    assert sqlite_path(url) == path
+
+
+def test_settings_are_immutable():
+    s = Settings.from_env({})
+    with pytest.raises(AttributeError):
+        s.base_url = "https://elsewhere.example.com"  # type: ignore[misc]
+
+
+def test_a_queue_in_memory_is_refused_because_workers_would_not_share_it():
+    with pytest.raises(SettingsError, match="FANOUT_QUEUE_URL"):
+        Settings.from_env({"FANOUT_QUEUE_URL": "sqlite:///:memory:"})
+
+
+def test_data_dir_expands_the_home_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert Settings.from_env({"FANOUT_DATA_DIR": "~/fanout"}).data_dir == tmp_path / "fanout"

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 
 from . import runtime as _runtime
 from .crypto import load_keyring
-from .errors import AllowTable, make_error_handler, render_crash
+from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages
 from .models import bind, open_database
 from .requestlog import RequestIdMiddleware
@@ -45,7 +45,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,
     )
-    render_error = make_error_handler(AllowTable(yaml.safe_load(SPEC.read_text())))
+    render_error = make_error_handler(RouteTable(yaml.safe_load(SPEC.read_text())))
     app.add_error_handler(ProblemException, render_error)
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)

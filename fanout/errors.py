@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
-import re
+from urllib.parse import quote, unquote
 
 from connexion.exceptions import ProblemException
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
+from jsonschema import Draft4Validator, ValidationError
 
 from .requestlog import request_id_of
 
@@ -53,10 +54,21 @@ def _response(status: int, code: str, message: str, headers: dict | None = None)
     )
 
 
-class AllowTable:
-    """The methods each path of the spec documents, for 405 `Allow` headers.
+HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
-    Connexion registers one route per (path, method), so its own `Allow` names only one.
+
+class RouteTable:
+    """The paths of the spec: the methods each documents and its path parameters' schemas.
+
+    The error handler needs it where Starlette's routing answers on the spec's behalf:
+    - 405: Connexion registers one route per (path, method), so Starlette's own `Allow`
+      names a single method; the table names every documented one.
+    - 404: Starlette cannot route some path parameter values at all. Its mount pattern
+      (`.*`) stops at a line break, and an encoded slash (`%2F`) is decoded into a path
+      separator. Such a request still names a documented operation, so it gets the answer
+      the operation gives: 400 if the value breaks the parameter's schema (as Connexion's
+      validation would say), 404 `not_found` otherwise (an id that names nothing).
+    Matching runs on the raw, still percent-encoded path, one segment per parameter.
     """
 
     def __init__(self, spec: dict):
@@ -64,24 +76,79 @@ class AllowTable:
         servers = spec.get("servers") or []
         if servers:
             base = servers[0]["url"].rstrip("/")
-        self._routes = []
+        self._spec = spec
+        self._routes: list[tuple[list[str], dict[str, dict[str, dict]]]] = []
         for path, item in spec.get("paths", {}).items():
-            methods = sorted(m.upper() for m in item if m in ("get", "put", "post", "delete", "patch"))
-            pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(base + path))
-            self._routes.append((re.compile(f"^{pattern}/?$"), methods))
+            shared = item.get("parameters") or []
+            operations = {}
+            for method in HTTP_METHODS:
+                if method in item:
+                    operations[method.upper()] = self._path_params([*shared, *(item[method].get("parameters") or [])])
+            self._routes.append(((base + path).strip("/").split("/"), operations))
 
-    def allowed(self, path: str) -> list[str] | None:
-        for pattern, methods in self._routes:
-            if pattern.match(path):
-                return methods
+    def _resolve(self, node):
+        while isinstance(node, dict) and "$ref" in node:
+            target = self._spec
+            for part in node["$ref"].removeprefix("#/").split("/"):
+                target = target[part.replace("~1", "/").replace("~0", "~")]
+            node = target
+        return node
+
+    def _path_params(self, parameters: list) -> dict[str, dict]:
+        params = {}
+        for param in map(self._resolve, parameters):
+            if param.get("in") == "path":
+                params[param["name"]] = _inline_refs(param.get("schema") or {}, self._resolve)
+        return params
+
+    def match(self, raw_path: str) -> tuple[dict[str, dict[str, dict]], dict[str, str]] | None:
+        """(documented methods with their path parameter schemas, parameter values) or None."""
+        segments = raw_path.strip("/").split("/")
+        for template, operations in self._routes:
+            if len(template) != len(segments):
+                continue
+            values = {}
+            for pattern, segment in zip(template, segments):
+                if pattern.startswith("{") and pattern.endswith("}"):
+                    if not segment:
+                        break
+                    values[pattern[1:-1]] = unquote(segment)
+                elif unquote(segment) != pattern:
+                    break
+            else:
+                return operations, values
         return None
+
+
+def _inline_refs(schema, resolve):
+    schema = resolve(schema)
+    if isinstance(schema, dict):
+        return {key: _inline_refs(value, resolve) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_inline_refs(value, resolve) for value in schema]
+    return schema
+
+
+def _raw_path(request: ConnexionRequest) -> str:
+    """The whole request path as sent, still percent-encoded."""
+    raw = request.scope.get("raw_path")
+    return raw.decode("latin-1") if raw else quote(request.scope.get("path", ""), safe="/")
+
+
+def _path_param_problem(params: dict[str, dict], values: dict[str, str]) -> str | None:
+    for name, schema in params.items():
+        try:
+            Draft4Validator(schema).validate(values.get(name))
+        except ValidationError as e:
+            return f"path parameter '{name}': {e.message}"
+    return None
 
 
 def _first_line(text: str) -> str:
     return (text or "").strip().split("\n", 1)[0].strip()
 
 
-def make_error_handler(allow_table: AllowTable):
+def make_error_handler(routes: RouteTable):
     """The handler for every HTTP-level exception Connexion or Starlette raises."""
 
     def render_error(request: ConnexionRequest, exc) -> ConnexionResponse:
@@ -95,14 +162,8 @@ def make_error_handler(allow_table: AllowTable):
             if "authorization" not in request.headers:
                 return _response(401, "missing_api_key", "send the API key as 'Authorization: Bearer <key>'", headers)
             return _response(401, "invalid_api_key", "the API key is malformed, unknown or revoked", headers)
-        if status == 404:
-            return _response(404, "not_found", f"no route {request.url.path}")
-        if status == 405:
-            allowed = allow_table.allowed(request.url.path) or []
-            headers["Allow"] = ", ".join(allowed)
-            return _response(
-                405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers
-            )
+        if status in (404, 405):
+            return _routing_error(request, routes, status, headers)
         if status == 415:
             return _response(400, "validation_error", "send the body as JSON with 'Content-Type: application/json'")
         if 400 <= status < 500:
@@ -110,6 +171,29 @@ def make_error_handler(allow_table: AllowTable):
         return render_crash(request, exc)
 
     return render_error
+
+
+def _routing_error(request: ConnexionRequest, routes: RouteTable, status: int, headers: dict) -> ConnexionResponse:
+    """404 or 405 from Starlette's routing, answered the way the spec documents it."""
+    found = routes.match(_raw_path(request))
+    if found is None:
+        if status == 405 and headers.get("Allow"):
+            # A route outside the spec (the served spec itself, the connect pages).
+            allowed = [m.strip() for m in headers["Allow"].split(",")]
+            return _response(405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
+        return _response(404, "not_found", f"no route {request.url.path}")
+    operations, values = found
+    # Starlette answers HEAD wherever GET is routed.
+    method = "GET" if request.method == "HEAD" and "GET" in operations else request.method
+    if method not in operations:
+        allowed = sorted(operations)
+        headers["Allow"] = ", ".join(allowed)
+        return _response(405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
+    # A documented operation whose path Starlette could not route (see RouteTable).
+    problem = _path_param_problem(operations[method], values)
+    if problem:
+        return _response(400, "validation_error", problem)
+    return _response(404, "not_found", "no such resource in this workspace")
 
 
 def render_crash(request: ConnexionRequest, exc: BaseException) -> ConnexionResponse:

@@ -1,6 +1,7 @@
 """Connexion validators that answer bad input with clear 400s instead of 500s.
 
-- JSON bodies: invalid UTF-8 is a 400 (Connexion decodes outside its try: connexion#1860).
+- JSON bodies: invalid UTF-8 is a 400 (Connexion decodes outside its try: connexion#1860);
+  a body of `null` is validated like any other value, not taken for a missing body.
 - Parameters: the message names the parameter (Connexion's does not).
 """
 from __future__ import annotations
@@ -13,6 +14,10 @@ from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator, Parame
 from jsonschema import Draft4Validator, ValidationError
 
 
+# An empty body, told apart from a body that is the JSON value `null`.
+_NO_BODY = object()
+
+
 class JSONBodyValidator(JSONRequestBodyValidator):
     async def _parse(self, stream, scope):
         raw = b"".join([message async for message in stream])
@@ -21,17 +26,19 @@ class JSONBodyValidator(JSONRequestBodyValidator):
         except (UnicodeDecodeError, LookupError):
             raise BadRequestProblem(detail="the body is not valid UTF-8") from None
         if not text:
-            return None
+            return _NO_BODY
         try:
             return json.loads(text)
         except json.JSONDecodeError as e:
             raise BadRequestProblem(detail=f"the body is not valid JSON: {e}") from None
 
     def _validate(self, body):
-        if body is None:
-            if self._required and not self._nullable:
+        if body is _NO_BODY:
+            if self._required:
                 raise BadRequestProblem(detail="the request needs a JSON body")
             return
+        # A body that is there is validated, `null` included: an optional body may be left
+        # out, but when it is sent it must match its schema.
         try:
             self._validator.validate(body)
         except ValidationError as e:

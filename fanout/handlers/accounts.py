@@ -30,9 +30,13 @@ def list_accounts(token_info, platform=None, status=None, sandbox=None):
 
 
 def _check_redirect_url(url: str) -> str:
-    parts = urlsplit(url)
+    problem = validation_error("redirect_url: must be an absolute http(s) URL without user info")
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise problem from None
     if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc:
-        raise validation_error("redirect_url: must be an absolute http(s) URL without user info")
+        raise problem
     return url
 
 

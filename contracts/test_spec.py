@@ -1,0 +1,177 @@
+"""openapi.yaml is valid, complete about errors, and wired to the code.
+
+Connexion accepts specs that openapi-spec-validator rejects (an unresolved path parameter,
+duplicate operationIds), renders Starlette's routing errors outside its own response
+validation, and routes in spec order: these tests hold the line Connexion does not.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from connexion.utils import get_function_from_name
+from openapi_spec_validator import validate
+from openapi_spec_validator.readers import read_from_filename
+
+SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi.yaml"
+SPEC = yaml.safe_load(SPEC_PATH.read_text())
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+ERROR_REF = "#/components/schemas/Error"
+SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+
+def resolve(node):
+    """`node` with a local `$ref` followed (repeatedly)."""
+    while isinstance(node, dict) and "$ref" in node:
+        target = SPEC
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+def operations():
+    for path, item in SPEC["paths"].items():
+        for method in METHODS:
+            if method in item:
+                yield path, method, item, item[method]
+
+
+OPERATIONS = list(operations())
+IDS = [f"{method.upper()} {path}" for path, method, _, _ in OPERATIONS]
+
+
+def path_params(item: dict, operation: dict) -> list[dict]:
+    params = [resolve(p) for p in [*(item.get("parameters") or []), *(operation.get("parameters") or [])]]
+    return [p for p in params if p["in"] == "path"]
+
+
+def test_the_spec_is_valid_openapi():
+    spec, base_uri = read_from_filename(str(SPEC_PATH))
+    validate(spec, base_uri=base_uri)
+    assert spec["openapi"].startswith("3.0."), "Connexion validates bodies with Draft 4 + OAS 3.0 (stack.md 1.6)"
+
+
+def test_the_app_boots_with_every_operation_and_the_auth_function_resolved(app, client, auth):
+    # The client fixture has run the app's startup, which builds Connexion's middleware
+    # stack and resolves every operationId: an unresolvable one would have raised here.
+    for path, method, _, operation in OPERATIONS:
+        controller = operation.get("x-openapi-router-controller")
+        name = f"{controller}.{operation['operationId']}" if controller else operation["operationId"]
+        assert callable(get_function_from_name(name)), f"{method.upper()} {path}: {name} is not callable"
+    scheme = SPEC["components"]["securitySchemes"]["bearerAuth"]
+    authenticate = get_function_from_name(scheme["x-bearerInfoFunc"])
+    # Connexion calls security functions on the event loop (stack.md 1.4): a sync one
+    # doing a database lookup would block every request of the worker.
+    assert inspect.iscoroutinefunction(authenticate)
+    # And it is the function that actually guards the API.
+    assert client.get("/v1/accounts", headers=auth).status_code == 200
+    assert client.get("/v1/accounts", headers={"Authorization": "Bearer svc_sandbox_nope"}).status_code == 401
+
+
+def test_the_served_spec_is_this_file(client):
+    # Connexion inlines every $ref when it serves the spec, so compare what it routes.
+    served = client.get("/v1/openapi.json").json()
+    assert {
+        (path, method): operation["operationId"]
+        for path, item in served["paths"].items()
+        for method, operation in item.items()
+        if method in METHODS
+    } == {(path, method): operation["operationId"] for path, method, _, operation in OPERATIONS}
+
+
+@pytest.mark.parametrize(("path", "method", "item", "operation"), OPERATIONS, ids=IDS)
+def test_every_operation_documents_401_and_500_as_the_error_object(path, method, item, operation):
+    responses = operation["responses"]
+    assert "401" in responses and "500" in responses
+    unauthorized = resolve(responses["401"])
+    assert "WWW-Authenticate" in unauthorized.get("headers", {}), "401 carries WWW-Authenticate: Bearer"
+
+
+@pytest.mark.parametrize(("path", "method", "item", "operation"), OPERATIONS, ids=IDS)
+def test_every_non_2xx_response_is_the_error_object(path, method, item, operation):
+    for status, response in operation["responses"].items():
+        if str(status).startswith("2"):
+            continue
+        content = resolve(response).get("content") or {}
+        assert list(content) == ["application/json"], f"{status}: only application/json"
+        assert content["application/json"]["schema"] == {"$ref": ERROR_REF}, f"{status}: not the Error schema"
+
+
+def has_id_in_path(item: dict, operation: dict) -> bool:
+    # An enum path parameter ({platform}) has no "no such resource" case: a value outside
+    # the enum is 400 validation_error.
+    return any("enum" not in resolve(p.get("schema", {})) for p in path_params(item, operation))
+
+
+WITH_IDS = [(path, method, item, operation) for path, method, item, operation in OPERATIONS if has_id_in_path(item, operation)]
+
+
+@pytest.mark.parametrize(("path", "method", "item", "operation"), WITH_IDS, ids=[f"{m.upper()} {p}" for p, m, _, _ in WITH_IDS])
+def test_every_operation_with_an_id_in_its_path_documents_404(path, method, item, operation):
+    assert "404" in operation["responses"]
+
+
+def test_path_templates_and_path_parameters_agree():
+    for path, method, item, operation in OPERATIONS:
+        in_template = set(re.findall(r"\{([^}]+)\}", path))
+        declared = {p["name"] for p in path_params(item, operation)}
+        assert in_template == declared, f"{method.upper()} {path}"
+        for param in path_params(item, operation):
+            assert param.get("required") is True
+
+
+def _shadows(earlier: str, later: str) -> bool:
+    """Whether every request path that `later` routes would be routed by `earlier` first."""
+    a, b = earlier.strip("/").split("/"), later.strip("/").split("/")
+    if len(a) != len(b) or a == b:
+        return False
+    return all(x == y or x.startswith("{") for x, y in zip(a, b))
+
+
+def test_static_paths_come_before_templated_siblings():
+    # Connexion 3 registers routes in spec order and Starlette takes the first match, so
+    # /things/{id} declared before /things/export would swallow it.
+    paths = list(SPEC["paths"])
+    for i, earlier in enumerate(paths):
+        for later in paths[i + 1 :]:
+            assert not _shadows(earlier, later), f"{earlier} is declared before {later} and would route it"
+
+
+def test_shadowing_detection_itself():
+    assert _shadows("/webhooks/{id}", "/webhooks/export")
+    assert not _shadows("/webhooks/export", "/webhooks/{id}")
+    assert not _shadows("/webhooks/{id}", "/webhooks/{id}/deliveries")
+
+
+def test_operation_ids_are_unique_snake_case_and_tagged():
+    declared_tags = {tag["name"] for tag in SPEC.get("tags", [])}
+    seen = set()
+    for path, method, _, operation in OPERATIONS:
+        op_id = operation.get("operationId")
+        assert op_id and SNAKE_CASE.match(op_id), f"{method.upper()} {path}: operationId {op_id!r}"
+        assert op_id not in seen, f"duplicate operationId {op_id}"
+        seen.add(op_id)
+        assert operation.get("tags"), f"{op_id} has no tag"
+        assert set(operation["tags"]) <= declared_tags, f"{op_id}: undeclared tag"
+
+
+def test_every_link_names_an_operation_and_its_parameters():
+    by_id = {operation["operationId"]: (item, operation) for _, _, item, operation in OPERATIONS}
+    for path, method, _, operation in OPERATIONS:
+        for status, response in operation["responses"].items():
+            for name, link in (resolve(response).get("links") or {}).items():
+                where = f"{method.upper()} {path} {status} link {name}"
+                assert link["operationId"] in by_id, where
+                item, target = by_id[link["operationId"]]
+                names = {resolve(p)["name"] for p in [*(item.get("parameters") or []), *(target.get("parameters") or [])]}
+                assert set(link.get("parameters", {})) <= names, where
+
+
+def test_every_operation_requires_the_bearer_key():
+    assert SPEC["security"] == [{"bearerAuth": []}]
+    for path, method, _, operation in OPERATIONS:
+        assert operation.get("security", SPEC["security"]) == SPEC["security"], f"{method.upper()} {path}"

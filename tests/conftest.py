@@ -171,6 +171,14 @@ def auth(sandbox_key) -> dict:
     return {"Authorization": f"Bearer {sandbox_key}"}
 
 
+@pytest.fixture
+def other_auth(rt) -> dict:
+    """Headers of a key of a second workspace, to show what one workspace cannot see of another."""
+    with db.connection_context():
+        other = create_workspace(rt, "Other")
+    return {"Authorization": f"Bearer {make_key(rt, other.id, 'sandbox')}"}
+
+
 def open_connect_url(client, url: str):
     """What the end user's browser does with a connect URL: one GET, no redirects followed."""
     parts = urlsplit(url)

@@ -1,8 +1,7 @@
 """GET /v1/accounts, DELETE /v1/accounts/{id} (SPEC.md sections 2 and 4)."""
 from fanout.models import Account, db
-from fanout.models.workspace import create_workspace
 
-from .conftest import connect_sandbox_account, make_key
+from .conftest import connect_sandbox_account
 
 
 def test_list_shows_connected_accounts_with_every_field(client, auth, account):
@@ -49,10 +48,7 @@ def test_list_rejects_an_unknown_filter_value(client, auth):
     assert "platform" in answer.json()["error"]["message"]
 
 
-def test_list_shows_only_this_workspace(client, auth, account, rt):
-    with db.connection_context():
-        other = create_workspace(rt, "Other")
-    other_auth = {"Authorization": f"Bearer {make_key(rt, other.id, 'sandbox')}"}
+def test_list_shows_only_this_workspace(client, auth, account, other_auth):
     assert client.get("/v1/accounts", headers=other_auth).json() == {"data": []}
 
 
@@ -78,10 +74,7 @@ def test_disconnect_twice_is_404(client, auth, account):
     assert answer.json()["error"]["code"] == "not_found"
 
 
-def test_disconnect_of_another_workspaces_account_is_404_and_keeps_it(client, auth, account, rt):
-    with db.connection_context():
-        other = create_workspace(rt, "Other")
-    other_auth = {"Authorization": f"Bearer {make_key(rt, other.id, 'sandbox')}"}
+def test_disconnect_of_another_workspaces_account_is_404_and_keeps_it(client, auth, account, other_auth):
     foreign = client.delete(f"/v1/accounts/{account['id']}", headers=other_auth)
     unknown = client.delete("/v1/accounts/acc_00000000000000000000000000", headers=other_auth)
     assert foreign.status_code == unknown.status_code == 404

@@ -98,10 +98,7 @@ def test_revocation_leaves_accounts_and_webhooks_in_place(client, rt, workspace,
     assert len(client.get("/v1/webhooks", headers=new_auth).json()["data"]) == 1
 
 
-def test_a_key_sees_only_its_own_workspace(client, rt, auth, account):
-    with db.connection_context():
-        other = create_workspace(rt, "Other")
-    other_auth = {"Authorization": f"Bearer {make_key(rt, other.id, 'live')}"}
+def test_a_key_sees_only_its_own_workspace(client, auth, account, other_auth):
     assert client.get("/v1/accounts", headers=other_auth).json() == {"data": []}
 
 

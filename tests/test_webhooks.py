@@ -2,9 +2,7 @@
 import pytest
 
 from fanout.models import Webhook, db
-from fanout.models.workspace import create_workspace
 
-from .conftest import make_key
 
 HOOK = {"url": "https://hooks.example.com/fanout", "events": ["post.completed", "post.failed"]}
 
@@ -73,11 +71,8 @@ def test_delete_answers_204_then_404(client, auth):
     assert client.delete(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 404
 
 
-def test_another_workspace_sees_404_exactly_like_an_unknown_id(client, auth, rt):
+def test_another_workspace_sees_404_exactly_like_an_unknown_id(client, auth, other_auth):
     created = register(client, auth).json()
-    with db.connection_context():
-        other = create_workspace(rt, "Other")
-    other_auth = {"Authorization": f"Bearer {make_key(rt, other.id, 'sandbox')}"}
     foreign = client.get(f"/v1/webhooks/{created['id']}", headers=other_auth)
     unknown = client.get("/v1/webhooks/wh_00000000000000000000000000", headers=other_auth)
     assert foreign.status_code == unknown.status_code == 404

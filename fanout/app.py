@@ -1,6 +1,7 @@
 """The app factory: `create_app(settings)` builds the Connexion app over a booted runtime."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import yaml
@@ -20,12 +21,18 @@ from .settings import Settings
 from .tasks import make_queue
 from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
+log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi.yaml"
 
 
 def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     """Bind the database and install the runtime; `overrides` replace clock, queue, resolver..."""
+    if settings.insecure_urls:
+        log.warning(
+            "FANOUT_INSECURE_URLS is on: webhook and media URLs may use http and private or loopback "
+            "addresses. Use it for local development and tests only."
+        )
     bind(open_database(settings.database_url))
     if "keyring" not in overrides:
         overrides["keyring"] = load_keyring(settings)

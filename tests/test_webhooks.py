@@ -140,3 +140,15 @@ def test_register_refuses_bodies_that_break_the_schema(client, auth, body):
 def test_a_refused_registration_stores_nothing(client, auth):
     register(client, auth, url="https://internal.example.com/x")
     assert client.get("/v1/webhooks", headers=auth).json() == {"data": []}
+
+
+def test_insecure_mode_warns_in_the_log(settings, caplog):
+    import logging
+    from dataclasses import replace
+
+    from fanout.app import boot
+    from fanout.tasks import memory_queue
+
+    with caplog.at_level(logging.WARNING, logger="fanout.app"):
+        boot(replace(settings, insecure_urls=True), queue=memory_queue())
+    assert "FANOUT_INSECURE_URLS is on" in caplog.text

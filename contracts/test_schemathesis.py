@@ -63,7 +63,21 @@ CONFIG = {
             # Half the generated bodies get a URL that passes, so creation succeeds often
             # enough for the create -> get -> delete links to have ids to follow.
             "parameters": {"body.url": {"dictionary": "public-webhook-urls", "probability": 0.5}},
-        }
+        },
+        {
+            "include-operation-id": "create_post",
+            # A schema-valid upload still has rules no schema states: account ids and
+            # platforms must name active accounts of the post's mode here (422), media must
+            # suit each platform (422), exactly one of account_ids / platforms is sent and
+            # media URLs are https on a host (400). So positive data may answer 400 or 422.
+            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400", "422"]}},
+        },
+        {
+            "include-operation-id": "list_posts",
+            # `cursor` is opaque: only a next_cursor this service issued to this workspace is
+            # valid, and any other string is 400 (DECISIONS.md). No schema can name them.
+            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}},
+        },
     ],
 }
 

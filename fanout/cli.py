@@ -165,15 +165,13 @@ def _key_view(key) -> dict:
 
 
 def _domain_errors(fn):
-    from .models import NotFound, PlanLimitExceeded
+    from .models.errors import DomainError
 
     def wrapper(args, settings):
         try:
             return fn(args, settings)
-        except NotFound as e:
-            raise CommandError("not_found", str(e)) from None
-        except PlanLimitExceeded as e:
-            raise CommandError("plan_limit_exceeded", str(e)) from None
+        except DomainError as e:
+            raise CommandError(e.code, str(e)) from None
         except ValueError as e:
             raise CommandError("validation_error", str(e)) from None
 

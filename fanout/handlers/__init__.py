@@ -4,7 +4,8 @@ from __future__ import annotations
 import functools
 
 from ..errors import ApiError
-from ..models import NotFound, PlanLimitExceeded, db
+from ..models import db
+from ..models.errors import DomainError
 
 
 def api_call(handler):
@@ -15,9 +16,7 @@ def api_call(handler):
         try:
             with db.connection_context():
                 return handler(*args, **kwargs)
-        except NotFound as e:
-            raise ApiError(404, "not_found", str(e)) from None
-        except PlanLimitExceeded as e:
-            raise ApiError(403, "plan_limit_exceeded", str(e)) from None
+        except DomainError as e:
+            raise ApiError(e.status, e.code, str(e)) from None
 
     return wrapper

@@ -4,12 +4,15 @@ from .api_key import ApiKey
 from .connect_session import ConnectSession
 from .db import BaseModel, bind, db, locked, open_database, write_transaction
 from .errors import NotFound, PlanLimitExceeded
+from .idempotency import IdempotencyRecord
+from .post import Post, PostPlatform, Target
+from .usage import MonthlyUsage
 from .webhook import Webhook
 from .workspace import Workspace
 
-MODELS = [Workspace, ApiKey, Account, ConnectSession, Webhook]
+MODELS = [Workspace, ApiKey, Account, ConnectSession, Webhook, Post, Target, PostPlatform, MonthlyUsage, IdempotencyRecord]
 
 __all__ = [
-    "Account", "ApiKey", "BaseModel", "ConnectSession", "MODELS", "NotFound", "PlanLimitExceeded",
-    "Webhook", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
+    "Account", "ApiKey", "BaseModel", "ConnectSession", "IdempotencyRecord", "MODELS", "MonthlyUsage",
+    "NotFound", "PlanLimitExceeded", "Post", "PostPlatform", "Target", "Webhook", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
 ]

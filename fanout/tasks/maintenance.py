@@ -7,6 +7,7 @@ from huey import Huey, crontab
 
 from .. import runtime
 from ..models import db
+from ..models import idempotency
 from ..models.connect_session import purge_expired
 
 log = logging.getLogger(__name__)
@@ -21,5 +22,15 @@ def purge_connect_sessions() -> int:
     return count
 
 
+def purge_idempotency_keys() -> int:
+    """Delete Idempotency-Key records past their 24 hours (they match nothing any more)."""
+    with db.connection_context():
+        count = idempotency.purge_expired(runtime.current().now())
+    if count:
+        log.info("purged %d expired idempotency records", count)
+    return count
+
+
 def register(huey: Huey) -> None:
     huey.periodic_task(crontab(minute="*/15"), name="purge_connect_sessions")(purge_connect_sessions)
+    huey.periodic_task(crontab(minute="7"), name="purge_idempotency_keys")(purge_idempotency_keys)

@@ -1,0 +1,50 @@
+"""POST /v1/upload, GET /v1/posts, GET /v1/posts/{id}."""
+from __future__ import annotations
+
+from connexion import request
+
+from .. import cursors, runtime
+from ..models import idempotency
+from ..models.post import get_post as _get_post
+from ..models.post import list_posts as _list_posts
+from ..models.post import post_summary, post_view, targets_of
+from ..models.upload import create_post as _create_post
+from ..models.upload import draft_from_request
+from . import api_call
+
+UPLOAD_PATH = "/v1/upload"
+
+
+@api_call
+def create_post(body, token_info):
+    rt = runtime.current()
+    workspace_id = token_info["workspace_id"]
+    draft = draft_from_request(body, token_info["mode"], insecure_urls=rt.settings.insecure_urls)
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return _create_post(rt, workspace_id, draft)[1], 201
+    claim = idempotency.claim(workspace_id, key, idempotency.fingerprint(UPLOAD_PATH, body), rt.now())
+    if claim.record_id is None:
+        return claim.replay_body, claim.replay_status, {"Idempotent-Replayed": "true"}
+    try:
+        _, created = _create_post(rt, workspace_id, draft, claim)
+    except BaseException:
+        idempotency.release(claim)
+        raise
+    return created, 201
+
+
+@api_call
+def get_post(id, token_info):
+    return post_view(*_get_post(token_info["workspace_id"], id)), 200
+
+
+@api_call
+def list_posts(token_info, limit=20, cursor=None, status=None, platform=None):
+    rt = runtime.current()
+    workspace_id = token_info["workspace_id"]
+    after = cursors.decode(rt.keyring, workspace_id, cursor) if cursor is not None else None
+    posts, has_more = _list_posts(workspace_id, limit=limit, after=after, status=status, platform=platform)
+    targets = targets_of([p.id for p in posts])
+    next_cursor = cursors.encode(rt.keyring, workspace_id, posts[-1].created_at, posts[-1].id) if has_more else None
+    return {"data": [post_summary(p, targets[p.id]) for p in posts], "next_cursor": next_cursor, "has_more": has_more}, 200

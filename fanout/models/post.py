@@ -1,0 +1,155 @@
+"""Posts, their targets, and the one rule that derives a post's status from its targets."""
+from __future__ import annotations
+
+import json
+
+from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple
+
+from ..times import isoformat
+from .db import BaseModel
+from .errors import NotFound
+from .workspace import Workspace
+
+IN_FLIGHT = ("pending", "processing")
+
+
+def derive_status(target_statuses: list[str]) -> str:
+    """SPEC.md section 3 with DECISIONS.md's in-flight rule: the only place post status is decided."""
+    if any(s in IN_FLIGHT for s in target_statuses):
+        return "pending" if all(s == "pending" for s in target_statuses) else "processing"
+    if all(s == "published" for s in target_statuses):
+        return "completed"
+    if all(s == "failed" for s in target_statuses):
+        return "failed"
+    return "partial"
+
+
+class Post(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="posts", on_delete="CASCADE")
+    sandbox = BooleanField()
+    caption = TextField()
+    media = TextField()  # JSON list of {"url", "type"}
+    simulate_error = CharField(max_length=40, null=True)
+    # Stored (re-derived whenever a target moves) so the status filter is an indexed query.
+    status = CharField(max_length=20)
+    created_at = DateTimeField()
+
+    class Meta:
+        indexes = (
+            (("workspace", "created_at", "id"), False),
+            (("workspace", "status", "created_at", "id"), False),
+        )
+
+    @property
+    def media_list(self) -> list[dict]:
+        return json.loads(self.media)
+
+
+class Target(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    post = ForeignKeyField(Post, backref="targets", on_delete="CASCADE")
+    # No foreign key: a disconnected account's targets stay readable.
+    account_id = CharField(max_length=40, index=True)
+    platform = CharField(max_length=20)
+    position = IntegerField()
+    status = CharField(max_length=20, default="pending")
+    external_url = TextField(null=True)
+    published_at = DateTimeField(null=True)
+    error_code = CharField(max_length=40, null=True)
+    error_message = TextField(null=True)
+    updated_at = DateTimeField()
+
+    class Meta:
+        indexes = ((("post", "position"), True),)
+
+
+class PostPlatform(BaseModel):
+    """One row per (post, platform): keyset pages filtered by platform walk this index."""
+
+    post = ForeignKeyField(Post, on_delete="CASCADE")
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    platform = CharField(max_length=20)
+    created_at = DateTimeField()
+
+    class Meta:
+        primary_key = False
+        indexes = (
+            (("post", "platform"), True),
+            (("workspace", "platform", "created_at", "post"), False),
+        )
+
+
+def target_view(target: Target) -> dict:
+    return {
+        "id": target.id,
+        "account_id": target.account_id,
+        "platform": target.platform,
+        "status": target.status,
+        "external_url": target.external_url,
+        "published_at": isoformat(target.published_at),
+        "error_code": target.error_code,
+        "error_message": target.error_message,
+    }
+
+
+def post_view(post: Post, targets: list[Target]) -> dict:
+    """The post as GET /v1/posts/{id} and POST /v1/upload show it."""
+    return {
+        "id": post.id,
+        "status": post.status,
+        "sandbox": post.sandbox,
+        "caption": post.caption,
+        "media": post.media_list,
+        "targets": [target_view(t) for t in targets],
+        "created_at": isoformat(post.created_at),
+        "scheduled_at": None,
+    }
+
+
+def post_summary(post: Post, targets: list[Target]) -> dict:
+    """A list entry: SPEC.md shows id, status, caption, created_at and targets."""
+    return {
+        "id": post.id,
+        "status": post.status,
+        "caption": post.caption,
+        "created_at": isoformat(post.created_at),
+        "targets": [target_view(t) for t in targets],
+    }
+
+
+def targets_of(post_ids: list[str]) -> dict[str, list[Target]]:
+    """Targets of several posts in one query, each post's in position order."""
+    grouped: dict[str, list[Target]] = {pid: [] for pid in post_ids}
+    if post_ids:
+        for target in Target.select().where(Target.post.in_(post_ids)).order_by(Target.post, Target.position):
+            grouped[target.post_id].append(target)
+    return grouped
+
+
+def get_post(workspace_id: str, post_id: str) -> tuple[Post, list[Target]]:
+    post = Post.get_or_none((Post.id == post_id) & (Post.workspace == workspace_id))
+    if post is None:
+        raise NotFound("no such post in this workspace")
+    return post, targets_of([post.id])[post.id]
+
+
+def list_posts(workspace_id: str, *, limit: int, after=None, status=None, platform=None) -> tuple[list[Post], bool]:
+    """Newest first by (created_at, id), keyset-paged: a page deep in the list costs what
+    the first does. `after` is the (created_at, id) of the last post of the previous page."""
+    if platform is None:
+        query = Post.select().where(Post.workspace == workspace_id)
+        order_time, order_id = Post.created_at, Post.id
+    else:
+        query = (
+            Post.select()
+            .join(PostPlatform, on=(PostPlatform.post == Post.id))
+            .where((PostPlatform.workspace == workspace_id) & (PostPlatform.platform == platform))
+        )
+        order_time, order_id = PostPlatform.created_at, PostPlatform.post
+    if status is not None:
+        query = query.where(Post.status == status)
+    if after is not None:
+        query = query.where(Tuple(order_time, order_id) < Tuple(*after))
+    posts = list(query.order_by(order_time.desc(), order_id.desc()).limit(limit + 1))
+    return posts[:limit], len(posts) > limit

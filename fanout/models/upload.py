@@ -1,0 +1,164 @@
+"""POST /v1/upload: the rules of a request (SPEC.md section 4, DECISIONS.md "Posts") and
+the transaction that turns it into a post.
+
+Rules that need no database are checked by `draft_from_request`; the destinations are
+resolved, the media checked against each platform, the monthly cap counted and the post
+written in one write transaction, so a request that fails any rule leaves nothing behind
+and counts nothing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..netguard import UnsafeURL, parse_url
+from ..platforms import rules
+from . import idempotency
+from .account import Account, lock_workspace
+from .db import write_transaction
+from .errors import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
+from .post import Post, PostPlatform, Target, derive_status, post_view
+from .usage import count_post
+
+
+@dataclass(frozen=True)
+class Draft:
+    caption: str
+    media: list[dict]
+    sandbox: bool
+    simulate_error: str | None
+    account_ids: list[str] | None
+    platforms: list[str] | None
+    accounts: dict[str, str]
+
+
+def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False) -> Draft:
+    """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed."""
+    account_ids = body.get("account_ids")
+    platforms = body.get("platforms")
+    accounts = body.get("accounts")
+    if bool(account_ids) == bool(platforms):
+        raise InvalidRequest("send exactly one of account_ids or platforms, and not an empty list")
+    if accounts is not None:
+        if not platforms:
+            raise InvalidRequest("accounts picks accounts for the platforms listed in platforms; send platforms too")
+        extra = [p for p in accounts if p not in platforms]
+        if extra:
+            raise InvalidRequest(f"accounts names {', '.join(extra)}, which is not in platforms")
+
+    sandbox = body.get("sandbox")
+    if sandbox is None:
+        sandbox = key_mode == "sandbox"
+    elif key_mode == "sandbox" and not sandbox:
+        raise SandboxKeyNotAllowed("a sandbox key can only make sandbox posts; use a live key for sandbox: false")
+    simulate_error = body.get("simulate_error")
+    if simulate_error is not None and not sandbox:
+        raise InvalidRequest("simulate_error is for sandbox posts only")
+
+    media = body.get("media") or []
+    for i, item in enumerate(media):
+        try:
+            parse_url(item["url"], insecure=insecure_urls)
+        except UnsafeURL as e:
+            raise InvalidRequest(f"media[{i}].url {e}") from None
+    return Draft(
+        caption=body["caption"],
+        media=[{"url": m["url"], "type": m["type"]} for m in media],
+        sandbox=sandbox,
+        simulate_error=simulate_error,
+        account_ids=account_ids,
+        platforms=platforms,
+        accounts=accounts or {},
+    )
+
+
+def _unusable(account: Account | None, account_id: str, sandbox: bool, platform: str | None = None) -> str | None:
+    """Why this account cannot take the post, or None."""
+    mode = "sandbox" if sandbox else "live"
+    if account is None:
+        return f"account {account_id} is not connected to this workspace"
+    if platform is not None and account.platform != platform:
+        return f"account {account_id} is on {account.platform}, not {platform}"
+    if account.status != "active":
+        return f"account {account_id} ({account.platform}) is {account.status}; reconnect it"
+    if account.sandbox != sandbox:
+        other = "sandbox" if account.sandbox else "live"
+        return f"account {account_id} is a {other} account and this is a {mode} post"
+    return None
+
+
+def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
+    """The destination accounts, in the order requested; AccountNotConnected otherwise."""
+    if draft.account_ids:
+        found = {a.id: a for a in Account.select().where(
+            (Account.workspace == workspace_id) & Account.id.in_(draft.account_ids))}
+        for account_id in draft.account_ids:
+            problem = _unusable(found.get(account_id), account_id, draft.sandbox)
+            if problem:
+                raise AccountNotConnected(problem)
+        return [found[i] for i in draft.account_ids]
+
+    destinations = []
+    for platform in draft.platforms:
+        if platform in draft.accounts:
+            account_id = draft.accounts[platform]
+            account = Account.get_or_none((Account.id == account_id) & (Account.workspace == workspace_id))
+            problem = _unusable(account, account_id, draft.sandbox, platform)
+            if problem:
+                raise AccountNotConnected(problem)
+            destinations.append(account)
+            continue
+        candidates = list(Account.select().where(
+            (Account.workspace == workspace_id) & (Account.platform == platform)
+            & (Account.status == "active") & (Account.sandbox == draft.sandbox)).limit(2))
+        mode = "sandbox" if draft.sandbox else "live"
+        if not candidates:
+            raise AccountNotConnected(f"no active {mode} {platform} account is connected; connect one first")
+        if len(candidates) > 1:
+            raise AccountNotConnected(
+                f"several active {mode} {platform} accounts are connected; pick one with accounts or account_ids"
+            )
+        destinations.append(candidates[0])
+    return destinations
+
+
+def check_media(destinations: list[Account], media: list[dict]) -> None:
+    for platform in dict.fromkeys(a.platform for a in destinations):
+        problem = rules.media_problem(platform, media)
+        if problem:
+            raise UnsupportedMedia(problem)
+
+
+def create_post(rt, workspace_id: str, draft: Draft, claim: idempotency.Claim | None = None) -> tuple[Post, dict]:
+    """Write the post and its pending targets, count it, and complete the idempotency claim."""
+    now = rt.now()
+    with write_transaction():
+        workspace = lock_workspace(workspace_id)
+        destinations = resolve_destinations(workspace_id, draft)
+        check_media(destinations, draft.media)
+        count_post(workspace, now)
+        post = Post.create(
+            id=rt.new_id("post"),
+            workspace=workspace,
+            sandbox=draft.sandbox,
+            caption=draft.caption,
+            media=json.dumps(draft.media),
+            simulate_error=draft.simulate_error,
+            status=derive_status(["pending"] * len(destinations)),
+            created_at=now,
+        )
+        targets = [
+            Target.create(
+                id=rt.new_id("tgt"), post=post, account_id=account.id, platform=account.platform,
+                position=position, status="pending", updated_at=now,
+            )
+            for position, account in enumerate(destinations)
+        ]
+        PostPlatform.insert_many(
+            [{"post": post.id, "workspace": workspace.id, "platform": p, "created_at": now}
+             for p in dict.fromkeys(a.platform for a in destinations)]
+        ).execute()
+        body = post_view(post, targets)
+        if claim is not None:
+            idempotency.complete(claim, 201, body)
+    return post, body

@@ -1,0 +1,550 @@
+"""Caption counting shared by the publishing adapters and the platform emulators.
+
+reference/platforms.md 6.1 asks that both sides count with the same functions, so that a
+caption the API lets through is one the emulator takes too. Standard library only: the
+emoji and TLD tables this needs are embedded at the bottom of the module.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+
+
+def _nfc(s: str) -> str:
+    return unicodedata.normalize("NFC", s)
+
+
+# --- TikTok ---------------------------------------------------------------------------------
+
+
+def utf16_len(s: str) -> int:
+    """UTF-16 code units ("runes"): TikTok's unit for titles and descriptions (platforms.md 3.4).
+
+    Counted on the text as given, not NFC: TikTok counts what it receives.
+    """
+    # surrogatepass: a lone surrogate can arrive through a JSON "\ud800" escape; it is one unit.
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+# --- Instagram ------------------------------------------------------------------------------
+
+
+def instagram_length(s: str) -> int:
+    """Code points after NFC: platforms.md 1.4's recommendation (Instagram's unit is [U])."""
+    return len(_nfc(s))
+
+
+# platforms.md 1.4: "hashtag = `#` followed by word chars; mention = `@username`" [U]. Both
+# must start a word, so "C#", "a#b" and e-mail addresses count nothing. Every occurrence
+# counts, repeats too: the stricter reading of "30 hashtags, and 20 @ tags".
+_HASHTAG = re.compile(r"(?<!\w)#\w+")
+_MENTION = re.compile(r"(?<!\w)@[A-Za-z0-9._]+")  # the characters Instagram usernames use
+
+
+def hashtag_count(s: str) -> int:
+    """Hashtags in a caption, for Instagram's 30-hashtag cap."""
+    return len(_HASHTAG.findall(s))
+
+
+def mention_count(s: str) -> int:
+    """@mentions in a caption, for Instagram's 20 "@ tags" cap."""
+    return len(_MENTION.findall(s))
+
+
+# --- X (twitter-text v3, platforms.md 4.3) --------------------------------------------------
+
+# Code point ranges that weigh 1 (scale 100, weight 100); everything else weighs 2.
+_X_LIGHT_RANGES = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
+_X_URL_LENGTH = 23  # transformedURLLength
+_X_EMOJI_LENGTH = 2  # defaultWeight / scale
+
+
+def x_weighted_length(s: str) -> int:
+    """twitter-text v3 `weightedLength`, the number X's 280 limit applies to.
+
+    NFC first; each URL `extract_urls` finds counts 23, whatever its length; each emoji
+    (ZWJ sequences, skin tones, flags, keycaps and tag flags included) counts 2; any other
+    code point counts 1 inside the config's ranges (Latin, Greek, Cyrillic, Hebrew, Arabic,
+    ..., some punctuation) and 2 outside them (CJK, Hangul syllables, astral planes, ...).
+    """
+    text = _nfc(s)
+    entities = {start: (end, _X_EMOJI_LENGTH) for start, end in _emoji_spans(text)}
+    # twitter-text looks for a URL first at each index, then for an emoji.
+    entities.update({start: (end, _X_URL_LENGTH) for start, end in _url_spans(text)})
+    total, i = 0, 0
+    while i < len(text):
+        if i in entities:
+            i, weight = entities[i]
+            total += weight
+            continue
+        cp = ord(text[i])
+        total += 1 if any(lo <= cp <= hi for lo, hi in _X_LIGHT_RANGES) else 2
+        i += 1
+    return total
+
+
+def extract_urls(s: str) -> list[str]:
+    """The URLs twitter-text finds in `s` (after NFC), in order."""
+    text = _nfc(s)
+    return [text[start:end] for start, end in _url_spans(text)]
+
+
+def link_count(s: str) -> int:
+    """Distinct links in a caption, for Threads' 5-link cap (platforms.md 2.3).
+
+    Which text Threads takes for a link is [U]: we use the twitter-text extractor, and take
+    `https://Example.com/` and `example.com` for one link (scheme, case, final `/` ignored).
+    """
+    return len({_SCHEME.sub("", url).lower().rstrip("/") for url in extract_urls(s)})
+
+
+_SCHEME = re.compile(r"^https?://", re.IGNORECASE)
+
+
+# --- Threads (platforms.md 2.3, 6.1) --------------------------------------------------------
+
+
+def threads_length(s: str) -> int:
+    """Threads' count for its 500 limit, on the literal reading of its doc [U].
+
+    "Emojis are counted as the number of UTF-8 bytes", and the doc links a grapheme
+    splitter: so each grapheme counts 1, except an emoji grapheme, which counts its UTF-8
+    bytes (😀 4, ❤️ 6, a family of four joined by ZWJ 25). NFC first, which changes no
+    grapheme count but keeps all counters on the same text.
+    """
+    return sum(
+        len(g.encode("utf-8", "surrogatepass")) if _EMOJI.match(g) else 1 for g in graphemes(_nfc(s))
+    )
+
+
+# --- URL extraction: a port of twitter-text's extractUrlsWithIndices ------------------------
+#
+# Covered as twitter-text (js/src, v3) does it: http(s) URLs and bare domains. A domain is
+# labels of letters and digits of any script with inner "-" (and "_" before the last label),
+# ending in a known TLD (the IANA list below, IDN TLDs in Unicode form too) or any punycode
+# "xn--" TLD; then an optional port, path (balanced parentheses allowed, trailing punctuation
+# left out) and query. A t.co URL stops after its slug. A label over 63 characters once
+# punycoded, or a URL over 4096 characters, is no URL. Bare domains: only their ASCII part
+# links ("例え.jp" is no URL, "http://例え.jp" is), not after "-", "_", "." or "/", and a bare
+# "name.<ccTLD>" without a path only for .co and .tv ("t.co" yes, "foo.jp" no, "foo.co.jp" yes).
+# Not covered: hosts that are IP addresses (twitter-text does not extract them either).
+# Deliberate differences, so that no text can make the regex slow (twitter-text's own regex
+# is quadratic on long runs of dotted words): a label is matched up to 63 characters only
+# (twitter-text matched longer ones and then dropped the URL), and a domain up to 32 labels
+# (real ones have a handful; a longer run of labels links only its last 32 here). Worst case
+# is then linear, about half a second for 50,000 characters of dotted words.
+
+_PUNCT = r"!'#%&'()*+,\\\-./:;<=>?@\[\]^_{|}~$"
+_SPACES = r"\t-\r \x85\xa0\u1680\u180e\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_INVALID = r"\ufffe\ufeff\uffff"
+_DIRECTIONAL = r"\u202a-\u202e\u061c\u200e\u200f\u2066-\u2069"
+_LATIN_ACCENTS = (
+    r"\xc0-\xd6\xd8-\xf6\xf8-\xff\u0100-\u024f\u0253\u0254\u0256\u0257\u0259\u025b\u0263"
+    r"\u0268\u026f\u0272\u0289\u028b\u02bb\u0300-\u036f\u1e00-\u1eff"
+)
+_CYRILLIC = r"\u0400-\u04ff"
+
+_DC = rf"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"  # a domain character
+# Atomic groups: a label can only end at the next dot, so retrying shorter splits is waste.
+_SUBDOMAIN = rf"(?>(?:{_DC}(?:[_-]|{_DC}){{0,61}})?{_DC}\.)"
+_DOMAIN_NAME = rf"(?>(?:{_DC}(?:-|{_DC}){{0,61}})?{_DC}\.)"
+_PUNYCODE = r"(?:xn--[\-0-9a-z]+)"
+_TLD_END = r"(?=[^0-9a-zA-Z@+\-]|$)"
+
+_PATH_CHARS = rf"[a-z{_CYRILLIC}0-9!*';:=+,.$/%#\[\]\-\u2013_~@|&{_LATIN_ACCENTS}]"
+_PARENS = rf"\((?:{_PATH_CHARS}+|(?:{_PATH_CHARS}*\({_PATH_CHARS}+\){_PATH_CHARS}*))\)"
+_PATH_END = rf"(?:[+\-a-z{_CYRILLIC}0-9=_#/{_LATIN_ACCENTS}]|{_PARENS})"
+_PATH = rf"(?:(?:{_PATH_CHARS}*(?:{_PARENS}{_PATH_CHARS}*)*{_PATH_END})|(?:@{_PATH_CHARS}+/))"
+_QUERY = r"\?[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
+_PRECEDING = rf"(?:[^A-Za-z0-9@\uff20$#\uff03{_INVALID}]|[{_DIRECTIONAL}]|^)"
+
+_MAX_URL_LENGTH = 4096
+_MAX_TCO_SLUG_LENGTH = 40
+_TCO = re.compile(rf"https?://t\.co/(?P<slug>[a-z0-9]+)(?:{_QUERY})?", re.IGNORECASE)
+_BAD_BEFORE_BARE_DOMAIN = re.compile(r"[-_./]$")
+_SPECIAL_SHORT_DOMAIN = re.compile(rf"{_DOMAIN_NAME}(?:co|tv)", re.IGNORECASE)
+
+
+def _alternation(words: list[str]) -> str:
+    """A regex matching any of `words`, longest first, factored as a trie.
+
+    A flat alternation of 1,400 TLDs is tried branch by branch at every backtracking step;
+    the trie costs a few steps, and its greedy optional groups still prefer "community" to
+    "com" and fall back to the shorter word when the longer one does not fit.
+    """
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word.lower():
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def pattern(node: dict) -> str:
+        branches = [re.escape(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if "" in node:
+            return body + "?" if len(branches) == 1 and len(body) == 1 else "(?:" + body + ")?"
+        return body
+
+    return pattern(trie)
+
+
+def _to_ascii(domain: str) -> str | None:
+    """twitter-text's light IDNA check: each label 1..63 characters once punycoded."""
+    if domain[:4] == "xn--" and not _ASCII_DOMAIN.search(domain):
+        return None
+    labels = []
+    for label in domain.split("."):
+        try:
+            ascii_label = label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
+        except UnicodeError:
+            return None
+        if not 1 <= len(ascii_label) <= 63:
+            return None
+        labels.append(ascii_label)
+    return ".".join(labels)
+
+
+def _is_short_domain(domain: str) -> bool:
+    """A bare `name.<ccTLD>`, which twitter-text links without a scheme only for .co and .tv."""
+    name, _, tld = domain.rpartition(".")
+    if "." in name or tld.lower() not in _CCTLDS:
+        return False
+    return not _SPECIAL_SHORT_DOMAIN.fullmatch(domain)
+
+
+def _url_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each URL in `text`, which must be NFC already."""
+    if not _TLD_AFTER_DOT.search(text):  # no URL without one; spares most captions the regex
+        return []
+    spans: list[tuple[int, int]] = []
+    for m in _EXTRACT_URL.finditer(text):
+        url, protocol, domain, path = m.group("url", "protocol", "domain", "path")
+        start, end = m.span("url")
+        ascii_domain = _to_ascii(domain)
+        if ascii_domain is None:
+            continue
+        if len(protocol or "https://") + len(url) + len(ascii_domain) - len(domain) > _MAX_URL_LENGTH:
+            continue
+        if protocol:
+            tco = _TCO.match(url)
+            if tco:
+                if len(tco.group("slug")) > _MAX_TCO_SLUG_LENGTH:
+                    continue
+                end = start + tco.end()
+            spans.append((start, end))
+            continue
+        if _BAD_BEFORE_BARE_DOMAIN.search(m.group("before")):
+            continue
+        # Without a scheme only the ASCII parts of the domain link; the last takes the path.
+        found = [
+            (start + a.start(), start + a.end())
+            for a in _ASCII_DOMAIN.finditer(domain)
+            if path or not _is_short_domain(a.group())
+        ]
+        if found and path:
+            found[-1] = (found[-1][0], end)
+        spans.extend(found)
+    return spans
+
+
+# --- Emoji: twemoji-parser's notion, which twitter-text v3 uses -----------------------------
+#
+# An emoji is: a flag (two regional indicators); a keycap ("#", "*" or a digit, optional
+# U+FE0F, U+20E3); a tag flag (🏴, tag letters, cancel tag: England, Scotland, Wales); one or
+# more pictographs joined by ZWJ, each optionally followed by U+FE0F or a skin tone; or a lone
+# regional indicator or skin tone. A pictograph is Unicode's Extended_Pictographic (table at
+# the bottom). As in twemoji-parser's tests: ©, ®, ™ and ♟ are emoji only with U+FE0F, and a
+# pictograph followed by U+FE0E (text presentation) is no emoji.
+
+_NEEDS_VS16 = (0xA9, 0xAE, 0x2122, 0x265F)
+
+
+def _parse_ranges(table: str) -> list[tuple[int, int]]:
+    ranges = []
+    for item in table.split():
+        lo, _, hi = item.partition("-")
+        ranges.append((int(lo, 16), int(hi or lo, 16)))
+    return ranges
+
+
+def _char_class(ranges: list[tuple[int, int]], without: tuple[int, ...] = ()) -> str:
+    parts = []
+    for lo, hi in ranges:
+        for cp in sorted(c for c in without if lo <= c <= hi):
+            if lo < cp:
+                parts.append((lo, cp - 1))
+            lo = cp + 1
+        if lo <= hi:
+            parts.append((lo, hi))
+    return "[" + "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in parts) + "]"
+
+
+def _emoji_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _EMOJI.finditer(text)]
+
+
+# --- Graphemes (Unicode UAX #29 extended grapheme clusters) ---------------------------------
+#
+# Rules GB3-GB13, with properties derived from Python's `unicodedata`: marks (Mn, Me, Mc),
+# ZWJ, ZWNJ, skin tones, tag characters and a few listed characters attach to the previous
+# character; Hangul jamo and syllables combine; CR LF is one grapheme; regional indicators
+# pair; pictographs join across ZWJ. Not covered: GB9c (Indic conjuncts, Unicode 15.1), and
+# marks newer than Python's Unicode database (14.0 on 3.11) count as graphemes of their own.
+
+_PREPEND = [
+    (0x600, 0x605), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2),
+    (0xD4E, 0xD4E), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x111C2, 0x111C3),
+    (0x113D1, 0x113D1), (0x1193F, 0x1193F), (0x11941, 0x11941), (0x11A84, 0x11A89),
+    (0x11D46, 0x11D46), (0x11F02, 0x11F02),
+]
+_HANGUL_JOINS = {
+    ("L", "L"), ("L", "V"), ("L", "LV"), ("L", "LVT"), ("LV", "V"), ("LV", "T"),
+    ("V", "V"), ("V", "T"), ("LVT", "T"), ("T", "T"),
+}
+
+
+def _in(cp: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def _is_pictograph(cp: int) -> bool:
+    i = bisect.bisect_right(_PICTOGRAPH_STARTS, cp) - 1
+    return i >= 0 and cp <= _PICTOGRAPHS[i][1]
+
+
+def _break_class(cp: int) -> str:
+    """The Grapheme_Cluster_Break property, as far as counting needs it."""
+    if cp == 0x0D:
+        return "CR"
+    if cp == 0x0A:
+        return "LF"
+    if cp == 0x200D:
+        return "ZWJ"
+    if 0x1F1E6 <= cp <= 0x1F1FF:
+        return "RI"
+    if 0x1100 <= cp <= 0x115F or 0xA960 <= cp <= 0xA97C:
+        return "L"
+    if 0x1160 <= cp <= 0x11A7 or 0xD7B0 <= cp <= 0xD7C6:
+        return "V"
+    if 0x11A8 <= cp <= 0x11FF or 0xD7CB <= cp <= 0xD7FB:
+        return "T"
+    if 0xAC00 <= cp <= 0xD7A3:
+        return "LV" if (cp - 0xAC00) % 28 == 0 else "LVT"
+    if _in(cp, _PREPEND):
+        return "Prepend"
+    if cp == 0x200C or 0x1F3FB <= cp <= 0x1F3FF or 0xE0020 <= cp <= 0xE007F or 0xFF9E <= cp <= 0xFF9F:
+        return "Extend"
+    category = unicodedata.category(chr(cp))
+    if category in ("Mn", "Me"):
+        return "Extend"
+    if category == "Mc" or cp in (0x0E33, 0x0EB3):  # Thai and Lao AM are spacing marks too
+        return "SpacingMark"
+    if category in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+        return "Control"
+    if _is_pictograph(cp):
+        return "ExtPict"
+    return "Other"
+
+
+def graphemes(s: str) -> list[str]:
+    """`s` cut into user-perceived characters (extended grapheme clusters)."""
+    out: list[str] = []
+    start, prev = 0, ""
+    pictograph = False  # GB11: inside "ExtPict Extend*"
+    pictograph_zwj = False  # GB11: right after "ExtPict Extend* ZWJ"
+    regional = 0  # GB12/13: regional indicators since the last break
+    for i, ch in enumerate(s):
+        cur = _break_class(ord(ch))
+        if i and _breaks(prev, cur, pictograph_zwj, regional):
+            out.append(s[start:i])
+            start, regional = i, 0
+        pictograph_zwj = cur == "ZWJ" and pictograph
+        pictograph = cur == "ExtPict" or (cur == "Extend" and pictograph)
+        regional = regional + 1 if cur == "RI" else 0
+        prev = cur
+    if s:
+        out.append(s[start:])
+    return out
+
+
+def _breaks(prev: str, cur: str, pictograph_zwj: bool, regional: int) -> bool:
+    if prev == "CR" and cur == "LF":
+        return False
+    if prev in ("Control", "CR", "LF") or cur in ("Control", "CR", "LF"):
+        return True
+    if (prev, cur) in _HANGUL_JOINS:
+        return False
+    if cur in ("Extend", "ZWJ", "SpacingMark") or prev == "Prepend":
+        return False
+    if pictograph_zwj and cur == "ExtPict":
+        return False
+    if prev == "RI" and cur == "RI":
+        return regional % 2 == 0  # an odd count before this one: it completes a flag
+    return True
+
+
+# --- Tables and the patterns built from them ------------------------------------------------
+
+# Extended_Pictographic from Unicode's emoji-data.txt (Unicode 16), code point ranges in hex.
+_PICTOGRAPHS = _parse_ranges("""
+A9 AE 203C 2049 2122 2139 2194-2199 21A9-21AA 231A-231B 2328 23CF 23E9-23F3 23F8-23FA 24C2
+25AA-25AB 25B6 25C0 25FB-25FE 2600-2604 260E 2611 2614-2615 2618 261D 2620 2622-2623 2626 262A
+262E-262F 2638-263A 2640 2642 2648-2653 265F-2660 2663 2665-2666 2668 267B 267E-267F 2692-2697
+2699 269B-269C 26A0-26A1 26A7 26AA-26AB 26B0-26B1 26BD-26BE 26C4-26C5 26C8 26CE-26CF 26D1
+26D3-26D4 26E9-26EA 26F0-26F5 26F7-26FA 26FD 2702 2705 2708-270D 270F 2712 2714 2716 271D 2721
+2728 2733-2734 2744 2747 274C 274E 2753-2755 2757 2763-2764 2795-2797 27A1 27B0 27BF 2934-2935
+2B05-2B07 2B1B-2B1C 2B50 2B55 3030 303D 3297 3299 1F004 1F02C-1F02F 1F094-1F09F 1F0AF-1F0B0
+1F0C0 1F0CF-1F0D0 1F0F6-1F0FF 1F170-1F171 1F17E-1F17F 1F18E 1F191-1F19A 1F1AE-1F1E5 1F201-1F20F
+1F21A 1F22F 1F232-1F23A 1F23C-1F23F 1F249-1F25F 1F266-1F321 1F324-1F393 1F396-1F397 1F399-1F39B
+1F39E-1F3F0 1F3F3-1F3F5 1F3F7-1F3FA 1F400-1F4FD 1F4FF-1F53D 1F549-1F54E 1F550-1F567 1F56F-1F570
+1F573-1F57A 1F587 1F58A-1F58D 1F590 1F595-1F596 1F5A4-1F5A5 1F5A8 1F5B1-1F5B2 1F5BC 1F5C2-1F5C4
+1F5D1-1F5D3 1F5DC-1F5DE 1F5E1 1F5E3 1F5E8 1F5EF 1F5F3 1F5FA-1F64F 1F680-1F6C5 1F6CB-1F6D2
+1F6D5-1F6E5 1F6E9 1F6EB-1F6F0 1F6F3-1F6FF 1F7DA-1F7FF 1F80C-1F80F 1F848-1F84F 1F85A-1F85F
+1F888-1F88F 1F8AE-1F8AF 1F8BC-1F8BF 1F8C2-1F8CF 1F8D9-1F8FF 1F90C-1F93A 1F93C-1F945 1F947-1F9FF
+1FA58-1FA5F 1FA6E-1FAFF 1FC00-1FFFD
+""")
+_PICTOGRAPH_STARTS = [lo for lo, _ in _PICTOGRAPHS]
+
+# IANA's root zone TLD list, version 2026051600 (the copy vendored by hypothesis). twitter-text
+# keeps its own copy of the same list; IDN TLDs appear here punycoded and are matched in both
+# forms.
+_TLD_TABLE = """
+aaa aarp abb abbott abbvie abc able abogado abudhabi ac academy accenture accountant accountants
+aco actor ad ads adult ae aeg aero aetna af afl africa ag agakhan agency ai aig airbus airforce
+airtel akdn al alibaba alipay allfinanz allstate ally alsace alstom am amazon americanexpress
+americanfamily amex amfam amica amsterdam analytics android anquan anz ao aol apartments app
+apple aq aquarelle ar arab aramco archi army arpa art arte as asda asia associates at athleta
+attorney au auction audi audible audio auspost author auto autos aw aws ax axa az azure ba baby
+baidu banamex band bank bar barcelona barclaycard barclays barefoot bargains baseball basketball
+bauhaus bayern bb bbc bbt bbva bcg bcn bd be beats beauty beer berlin best bestbuy bet bf bg bh
+bharti bi bible bid bike bing bingo bio biz bj black blackfriday blockbuster blog bloomberg blue
+bm bms bmw bn bnpparibas bo boats boehringer bofa bom bond boo book booking bosch bostik boston
+bot boutique box br bradesco bridgestone broadway broker brother brussels bs bt build builders
+business buy buzz bv bw by bz bzh ca cab cafe cal call calvinklein cam camera camp canon
+capetown capital capitalone car caravan cards care career careers cars casa case cash casino cat
+catering catholic cba cbn cbre cc cd center ceo cern cf cfa cfd cg ch chanel channel charity
+chase chat cheap chintai christmas chrome church ci cipriani circle cisco citadel citi citic
+city ck cl claims cleaning click clinic clinique clothing cloud club clubmed cm cn co coach
+codes coffee college cologne com commbank community company compare computer comsec condos
+construction consulting contact contractors cooking cool coop corsica country coupon coupons
+courses cpa cr credit creditcard creditunion cricket crown crs cruise cruises cu cuisinella cv
+cw cx cy cymru cyou cz dad dance data date dating datsun day dclk dds de deal dealer deals
+degree delivery dell deloitte delta democrat dental dentist desi design dev dhl diamonds diet
+digital direct directory discount discover dish diy dj dk dm dnp do docs doctor dog domains dot
+download drive dtv dubai dupont durban dvag dvr dz earth eat ec eco edeka edu education ee eg
+email emerck energy engineer engineering enterprises epson equipment er ericsson erni es esq
+estate et eu eurovision eus events exchange expert exposed express extraspace fage fail
+fairwinds faith family fan fans farm farmers fashion fast fedex feedback ferrari ferrero fi
+fidelity fido film final finance financial fire firestone firmdale fish fishing fit fitness fj
+fk flickr flights flir florist flowers fly fm fo foo food football ford forex forsale forum
+foundation fox fr free fresenius frl frogans frontier ftr fujitsu fun fund furniture futbol fyi
+ga gal gallery gallo gallup game games gap garden gay gb gbiz gd gdn ge gea gent genting george
+gf gg ggee gh gi gift gifts gives giving gl glass gle global globo gm gmail gmbh gmo gmx gn
+godaddy gold goldpoint golf goodyear goog google gop got gov gp gq gr grainger graphics gratis
+green gripe grocery group gs gt gu gucci guge guide guitars guru gw gy hair hamburg hangout haus
+hbo hdfc hdfcbank health healthcare help helsinki here hermes hiphop hisamitsu hitachi hiv hk
+hkt hm hn hockey holdings holiday homedepot homegoods homes homesense honda horse hospital host
+hosting hot hotels hotmail house how hr hsbc ht hu hughes hyatt hyundai ibm icbc ice icu id ie
+ieee ifm ikano il im imamat imdb immo immobilien in inc industries infiniti info ing ink
+institute insurance insure int international intuit investments io ipiranga iq ir irish is
+ismaili ist istanbul it itau itv jaguar java jcb je jeep jetzt jewelry jio jll jm jmp jnj jo
+jobs joburg jot joy jp jpmorgan jprs juegos juniper kaufen kddi ke kerryhotels kerryproperties
+kfh kg kh ki kia kids kim kindle kitchen kiwi km kn koeln komatsu kosher kp kpmg kpn kr krd kred
+kuokgroup kw ky kyoto kz la lacaixa lamborghini lamer land landrover lanxess lasalle lat latino
+latrobe law lawyer lb lc lds lease leclerc lefrak legal lego lexus lgbt li lidl life
+lifeinsurance lifestyle lighting like lilly limited limo lincoln link live living lk llc llp
+loan loans locker locus lol london lotte lotto love lpl lplfinancial lr ls lt ltd ltda lu
+lundbeck luxe luxury lv ly ma madrid maif maison makeup man management mango map market
+marketing markets marriott marshalls mattel mba mc mckinsey md me med media meet melbourne meme
+memorial men menu merck merckmsd mg mh miami microsoft mil mini mint mit mitsubishi mk ml mlb
+mls mm mma mn mo mobi mobile moda moe moi mom monash money monster mormon mortgage moscow moto
+motorcycles mov movie mp mq mr ms msd mt mtn mtr mu museum music mv mw mx my mz na nab nagoya
+name navy nba nc ne nec net netbank netflix network neustar new news next nextdirect nexus nf
+nfl ng ngo nhk ni nico nike nikon ninja nissan nissay nl no nokia norton now nowruz nowtv np nr
+nra nrw ntt nu nyc nz obi observer office okinawa olayan olayangroup ollo om omega one ong onl
+online ooo open oracle orange org organic origins osaka otsuka ott ovh pa page panasonic paris
+pars partners parts party pay pccw pe pet pf pfizer pg ph pharmacy phd philips phone photo
+photography photos physio pics pictet pictures pid pin ping pink pioneer pizza pk pl place play
+playstation plumbing plus pm pn pnc pohl poker politie porn post pr praxi press prime pro prod
+productions prof progressive promo properties property protection pru prudential ps pt pub pw
+pwc py qa qpon quebec quest racing radio re read realestate realtor realty recipes red
+redumbrella rehab reise reisen reit reliance ren rent rentals repair report republican rest
+restaurant review reviews rexroth rich richardli ricoh ril rio rip ro rocks rodeo rogers room rs
+rsvp ru rugby ruhr run rw rwe ryukyu sa saarland safe safety sakura sale salon samsclub samsung
+sandvik sandvikcoromant sanofi sap sarl sas save saxo sb sbi sbs sc scb schaeffler schmidt
+scholarships school schule schwarz science scot sd se search seat secure security seek select
+sener services seven sew sex sexy sfr sg sh shangrila sharp shell shia shiksha shoes shop
+shopping shouji show si silk sina singles site sj sk ski skin sky skype sl sling sm smart smile
+sn sncf so soccer social softbank software sohu solar solutions song sony soy spa space sport
+spot sr srl ss st stada staples star statebank statefarm stc stcgroup stockholm storage store
+stream studio study style su sucks supplies supply support surf surgery suzuki sv swatch swiss
+sx sy sydney systems sz tab taipei talk taobao target tatamotors tatar tattoo tax taxi tc tci td
+tdk team tech technology tel temasek tennis teva tf tg th thd theater theatre tiaa tickets
+tienda tips tires tirol tj tjmaxx tjx tk tkmaxx tl tm tmall tn to today tokyo tools top toray
+toshiba total tours town toyota toys tr trade trading training travel travelers
+travelersinsurance trust trv tt tube tui tunes tushu tv tvs tw tz ua ubank ubs ug uk unicom
+university uno uol ups us uy uz va vacations vana vanguard vc ve vegas ventures verisign
+versicherung vet vg vi viajes video vig viking villas vin vip virgin visa vision viva vivo
+vlaanderen vn vodka volvo vote voting voto voyage vu wales walmart walter wang wanggou watch
+watches weather weatherchannel webcam weber website wed wedding weibo weir wf whoswho wien wiki
+williamhill win windows wine winners wme woodside work works world wow ws wtc wtf xbox xerox
+xihuan xin xn--11b4c3d xn--1ck2e1b xn--1qqw23a xn--2scrj9c xn--30rr7y xn--3bst00m xn--3ds443g
+xn--3e0b707e xn--3hcrj9c xn--3pxu8k xn--42c2d9a xn--45br5cyl xn--45brj9c xn--45q11c xn--4dbrk0ce
+xn--4gbrim xn--54b7fta0cc xn--55qw42g xn--55qx5d xn--5su34j936bgsg xn--5tzm5g xn--6frz82g
+xn--6qq986b3xl xn--80adxhks xn--80ao21a xn--80aqecdr1a xn--80asehdb xn--80aswg xn--8y0a063a
+xn--90a3ac xn--90ae xn--90ais xn--9dbq2a xn--9et52u xn--9krt00a xn--b4w605ferd xn--bck1b9a5dre4c
+xn--c1avg xn--c2br7g xn--cck2b3b xn--cckwcxetd xn--cg4bki xn--clchc0ea0b2g2a9gcd xn--czr694b
+xn--czrs0t xn--czru2d xn--d1acj3b xn--d1alf xn--e1a4c xn--eckvdtc9d xn--efvy88h xn--fct429k
+xn--fhbei xn--fiq228c5hs xn--fiq64b xn--fiqs8s xn--fiqz9s xn--fjq720a xn--flw351e xn--fpcrj9c3d
+xn--fzc2c9e2c xn--fzys8d69uvgm xn--g2xx48c xn--gckr3f0f xn--gecrj9c xn--gk3at1e xn--h2breg3eve
+xn--h2brj9c xn--h2brj9c8c xn--hxt814e xn--i1b6b1a6a2e xn--imr513n xn--io0a7i xn--j1aef xn--j1amh
+xn--j6w193g xn--jlq480n2rg xn--jvr189m xn--kcrx77d1x4a xn--kprw13d xn--kpry57d xn--kput3i
+xn--l1acc xn--lgbbat1ad8j xn--mgb9awbf xn--mgba3a3ejt xn--mgba3a4f16a xn--mgba7c0bbn0a
+xn--mgbaam7a8h xn--mgbab2bd xn--mgbah1a3hjkrd xn--mgbai9azgqp6j xn--mgbayh7gpa xn--mgbbh1a
+xn--mgbbh1a71e xn--mgbc0a9azcg xn--mgbca7dzdo xn--mgbcpq6gpa1a xn--mgberp4a5d4ar xn--mgbgu82a
+xn--mgbi4ecexp xn--mgbpl2fh xn--mgbt3dhd xn--mgbtx2b xn--mgbx4cd0ab xn--mix891f xn--mk1bu44c
+xn--mxtq1m xn--ngbc5azd xn--ngbe9e0a xn--ngbrx xn--node xn--nqv7f xn--nqv7fs00ema xn--nyqy26a
+xn--o3cw4h xn--ogbpf8fl xn--otu796d xn--p1acf xn--p1ai xn--pgbs0dh xn--pssy2u xn--q7ce6a
+xn--q9jyb4c xn--qcka1pmc xn--qxa6a xn--qxam xn--rhqv96g xn--rovu88b xn--rvc1e0am3e xn--s9brj9c
+xn--ses554g xn--t60b56a xn--tckwe xn--tiq49xqyj xn--unup4y xn--vermgensberater-ctb
+xn--vermgensberatung-pwb xn--vhquv xn--vuq861b xn--w4r85el8fhu5dnra xn--w4rs40l xn--wgbh1c
+xn--wgbl6a xn--xhq521b xn--xkc2al3hye2a xn--xkc2dl3a5ee0h xn--y9a3aq xn--yfro4i67o xn--ygbi2ammx
+xn--zfr164b xxx xyz yachts yahoo yamaxun yandex ye yodobashi yoga yokohama you youtube yt yun za
+zappos zara zero zip zm zone zuerich zw
+"""
+_TLDS = [
+    label[4:].encode("ascii").decode("punycode") if label.startswith("xn--") else label
+    for label in _TLD_TABLE.split()
+]
+_CCTLDS = frozenset(t for t in _TLDS if len(t) == 2 and t.isascii())
+
+_TLD = rf"(?:(?:{_alternation(_TLDS)}){_TLD_END})"
+_ASCII_TLD = rf"(?:(?:{_alternation([t for t in _TLDS if t.isascii()])}){_TLD_END})"
+_EXTRACT_URL = re.compile(
+    rf"(?P<before>{_PRECEDING})"
+    rf"(?P<url>(?P<protocol>https?://)?"
+    rf"(?P<domain>{_SUBDOMAIN}{{0,30}}{_DOMAIN_NAME}(?:{_TLD}|{_PUNYCODE}))"
+    rf"(?::[0-9]+)?(?P<path>/{_PATH}*)?(?:{_QUERY})?)",
+    re.IGNORECASE,
+)
+_TLD_AFTER_DOT = re.compile(rf"\.(?:{_TLD}|{_PUNYCODE})", re.IGNORECASE)
+_ASCII_DOMAIN = re.compile(rf"(?:[\-a-z0-9{_LATIN_ACCENTS}]+\.)+(?:{_ASCII_TLD}|{_PUNYCODE})", re.IGNORECASE)
+
+_PICTOGRAPH = _char_class(_PICTOGRAPHS, without=_NEEDS_VS16)
+_SKIN_TONE = r"[\U0001f3fb-\U0001f3ff]"
+_REGIONAL = r"[\U0001f1e6-\U0001f1ff]"
+_ELEMENT = (
+    rf"(?:[{''.join(chr(c) for c in _NEEDS_VS16)}]\ufe0f"
+    rf"|{_PICTOGRAPH}(?:\ufe0f|{_SKIN_TONE})?)"
+)
+_EMOJI = re.compile(
+    rf"{_REGIONAL}{{2}}"
+    r"|[0-9#*]\ufe0f?\u20e3"
+    r"|\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
+    rf"|{_ELEMENT}(?:\u200d{_ELEMENT})*(?!\ufe0e)"
+    rf"|{_REGIONAL}|{_SKIN_TONE}"
+)

@@ -178,3 +178,26 @@ def test_a_filtered_walk_sees_each_post_once_while_posts_are_created(client, aut
         cursor = got["next_cursor"]
     assert seen == expected[::-1]
     assert len(seen) == len(set(seen)) == 84
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{}, {"status": "pending"}, {"platform": "x"}, {"platform": "x", "status": "failed"}],
+)
+@pytest.mark.parametrize("deep", [False, True])
+def test_pages_are_index_range_scans_never_sorts_or_offsets(rt, filters, deep):
+    import datetime as dt
+
+    from fanout.models.db import is_sqlite
+    from fanout.models.post import page_query
+
+    if not is_sqlite():
+        pytest.skip("PostgreSQL picks plans from table statistics; the SQLite plan pins the indexes")
+    after = (dt.datetime(2026, 1, 1), "post_01") if deep else None
+    sql, params = page_query("ws_1", limit=20, after=after, **filters).sql()
+    assert "OFFSET" not in sql.upper()
+    with db.connection_context():
+        plan = " | ".join(row[-1] for row in db.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params))
+    assert "TEMP B-TREE" not in plan and "SCAN" not in plan.replace("SEARCH", ""), plan
+    if deep:
+        assert "<(?,?)" in plan, plan  # the cursor bound is part of the index search

@@ -230,3 +230,57 @@ def test_a_refused_request_writes_nothing(client, auth, x_account):
 def test_posts_are_scoped_to_the_workspace(client, auth, x_account, other_auth):
     post = upload(client, auth, platforms=["x"]).json()
     assert client.get(f"/v1/posts/{post['id']}", headers=other_auth).status_code == 404
+
+
+# --- media a platform can be seen not to take (SPEC.md section 4 rule 3) ----------------------
+
+
+def media_error(client, auth, **body):
+    error = error_of(upload(client, auth, **body), 422)
+    assert error["code"] == "unsupported_media_for_platform"
+    return error["message"]
+
+
+@pytest.mark.parametrize("platform", ["instagram", "tiktok"])
+def test_a_text_only_post_to_instagram_or_tiktok_is_422(client, auth, platform):
+    connect_sandbox_account(client, auth, platform)
+    assert platform in media_error(client, auth, platforms=[platform])
+
+
+def test_a_text_only_post_to_threads_and_x_is_fine(client, auth, x_account, threads_account):
+    assert upload(client, auth, platforms=["threads", "x"]).status_code == 201
+
+
+def test_five_images_to_x_is_422_naming_the_item(client, auth, x_account):
+    media = [{"url": f"https://cdn.example.com/{i}.jpg", "type": "image"} for i in range(5)]
+    message = media_error(client, auth, platforms=["x"], media=media)
+    assert message.startswith("x:") and "media[4]" in message
+
+
+def test_images_mixed_with_video_on_tiktok_is_422(client, auth):
+    connect_sandbox_account(client, auth, "tiktok")
+    assert "tiktok" in media_error(client, auth, platforms=["tiktok"], media=[IMAGE, VIDEO])
+
+
+def test_an_extension_a_platform_never_takes_is_422(client, auth):
+    connect_sandbox_account(client, auth, "instagram")
+    png = {"url": "https://cdn.example.com/photo.png?v=2", "type": "image"}
+    message = media_error(client, auth, platforms=["instagram"], media=[png])
+    assert "instagram" in message and "photo.png" in message
+
+
+def test_the_media_rule_of_one_platform_refuses_the_whole_request(client, auth, threads_account):
+    connect_sandbox_account(client, auth, "instagram")
+    media_error(client, auth, platforms=["threads", "instagram"])
+    with db.connection_context():
+        assert Post.select().count() == 0
+
+
+def test_media_rules_apply_to_account_ids_too(client, auth):
+    tiktok = connect_sandbox_account(client, auth, "tiktok")
+    assert "tiktok" in media_error(client, auth, account_ids=[tiktok["id"]])
+
+
+def test_media_with_no_extension_is_left_to_the_fetch(client, auth, x_account):
+    item = {"url": "https://cdn.example.com/media/12345", "type": "video"}
+    assert upload(client, auth, platforms=["x"], media=[item]).status_code == 201

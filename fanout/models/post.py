@@ -134,9 +134,10 @@ def get_post(workspace_id: str, post_id: str) -> tuple[Post, list[Target]]:
     return post, targets_of([post.id])[post.id]
 
 
-def list_posts(workspace_id: str, *, limit: int, after=None, status=None, platform=None) -> tuple[list[Post], bool]:
-    """Newest first by (created_at, id), keyset-paged: a page deep in the list costs what
-    the first does. `after` is the (created_at, id) of the last post of the previous page."""
+def page_query(workspace_id: str, *, limit: int, after=None, status=None, platform=None):
+    """Newest first by (created_at, id), keyset-paged: one index range scan, so a page deep
+    in the list costs what the first does. `after` is the (created_at, id) of the last post
+    of the previous page. Fetches one extra row to tell whether more follow."""
     if platform is None:
         query = Post.select().where(Post.workspace == workspace_id)
         order_time, order_id = Post.created_at, Post.id
@@ -151,5 +152,10 @@ def list_posts(workspace_id: str, *, limit: int, after=None, status=None, platfo
         query = query.where(Post.status == status)
     if after is not None:
         query = query.where(Tuple(order_time, order_id) < Tuple(*after))
-    posts = list(query.order_by(order_time.desc(), order_id.desc()).limit(limit + 1))
+    return query.order_by(order_time.desc(), order_id.desc()).limit(limit + 1)
+
+
+def list_posts(workspace_id: str, *, limit: int, **filters) -> tuple[list[Post], bool]:
+    """One page of posts and whether more follow."""
+    posts = list(page_query(workspace_id, limit=limit, **filters))
     return posts[:limit], len(posts) > limit

@@ -73,7 +73,7 @@ CONFIG = {
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400", "422"]}},
         },
         {
-            "include-operation-id": "list_posts",
+            "include-operation-id-regex": "^(list_posts|list_deliveries)$",
             # `cursor` is opaque: only a next_cursor this service issued to this workspace is
             # valid, and any other string is 400 (DECISIONS.md). No schema can name them.
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}},

@@ -14,11 +14,12 @@ from starlette.exceptions import HTTPException
 from . import runtime as _runtime
 from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
-from .handlers import connect_pages
+from .handlers import connect_pages, sandbox_pages
 from .models import bind, open_database
 from .requestlog import RequestIdMiddleware
 from .settings import Settings
-from .tasks import make_queue
+from .outbound import Outbound
+from .tasks import make_queue, register
 from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,11 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
         overrides["keyring"] = load_keyring(settings)
     if "queue" not in overrides:
         overrides["queue"] = make_queue(settings)
-    return _runtime.install(_runtime.Runtime(settings=settings, **overrides))
+    rt = _runtime.Runtime(settings=settings, **overrides)
+    rt.tasks = register(rt.queue)
+    if rt.outbound is None:
+        rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
+    return _runtime.install(rt)
 
 
 def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:
@@ -57,6 +62,6 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)
     app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION)
-    for path, endpoint in connect_pages.ROUTES:
+    for path, endpoint in connect_pages.ROUTES + sandbox_pages.ROUTES:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
     return app

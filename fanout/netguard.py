@@ -85,7 +85,7 @@ def parse_url(url: str, *, insecure: bool = False) -> SplitResult:
 
 def public_addresses(host: str, resolve: Resolver) -> list[IPAddress]:
     """The host's addresses, all of them public, or UnsafeURL."""
-    addresses = _addresses(host, resolve)
+    addresses = addresses_of(host, resolve)
     if not addresses:
         raise UnsafeURL(f"host {host!r} does not resolve")
     for ip in addresses:
@@ -102,7 +102,8 @@ def check_url(url: str, resolve: Resolver, *, insecure: bool = False) -> SplitRe
     return parts
 
 
-def _addresses(host: str, resolve: Resolver) -> list[IPAddress]:
+def addresses_of(host: str, resolve: Resolver) -> list[IPAddress]:
+    """The host's addresses: itself if it is an address literal, else one call to `resolve`."""
     literal = host.strip("[]")
     try:
         return [ipaddress.ip_address(literal)]

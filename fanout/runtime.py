@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from huey import Huey
 
@@ -28,6 +28,9 @@ class Runtime:
     clock: Callable[[], _dt.datetime] = utcnow
     randbytes: Callable[[int], bytes] = field(default=os.urandom)
     resolve: Resolver = resolve_host
+    # Set by boot(): the registered tasks of `queue` and the guarded outbound HTTP client.
+    tasks: Any = None
+    outbound: Any = None
 
     def now(self) -> _dt.datetime:
         return self.clock()

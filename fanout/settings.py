@@ -21,6 +21,10 @@ class Settings:
     connect_url: str
     secret_key: str | None = None
     insecure_urls: bool = False
+    # Seconds after the previous attempt (SPEC.md section 6): 1 min, 5 min, 30 min, 2 h, 6 h.
+    webhook_retry_schedule: tuple[int, ...] = (60, 300, 1800, 7200, 21600)
+    # How long a worker may hold a target in `processing` before the sweeper takes it back.
+    publish_lease: int = 300
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
 
@@ -38,6 +42,8 @@ class Settings:
             connect_url=connect_url,
             secret_key=env.get("FANOUT_SECRET_KEY") or None,
             insecure_urls=_flag("FANOUT_INSECURE_URLS", env.get("FANOUT_INSECURE_URLS", "")),
+            webhook_retry_schedule=_schedule(env.get("FANOUT_WEBHOOK_RETRY_SCHEDULE", "")),
+            publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -51,6 +57,28 @@ def _flag(name: str, value: str) -> bool:
     if lowered in ("1", "true", "yes", "on"):
         return True
     raise SettingsError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {value!r}")
+
+
+def _schedule(value: str) -> tuple[int, ...]:
+    if not value.strip():
+        return Settings.webhook_retry_schedule
+    try:
+        delays = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        delays = ()
+    if not delays or any(d < 0 for d in delays):
+        raise SettingsError(
+            f"FANOUT_WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds such as 60,300,1800,7200,21600, not {value!r}"
+        )
+    return delays
+
+
+def _seconds(name: str, value: str, default: int) -> int:
+    if not value.strip():
+        return default
+    if not value.strip().isdigit() or int(value) < 1:
+        raise SettingsError(f"{name} must be a whole number of seconds, at least 1, not {value!r}")
+    return int(value)
 
 
 def _split(value: str) -> SplitResult | None:

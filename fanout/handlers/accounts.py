@@ -58,5 +58,7 @@ def start_connect(platform, token_info, body=None):
 
 @api_call
 def disconnect_account(id, token_info):
-    _disconnect(token_info["workspace_id"], id)
+    rt = runtime.current()
+    for delivery_id in _disconnect(rt, token_info["workspace_id"], id):
+        rt.tasks.deliver(delivery_id)
     return None, 204

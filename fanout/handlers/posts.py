@@ -1,6 +1,8 @@
 """POST /v1/upload, GET /v1/posts, GET /v1/posts/{id}."""
 from __future__ import annotations
 
+import logging
+
 from connexion import request
 
 from .. import cursors, runtime
@@ -13,6 +15,7 @@ from ..models.upload import draft_from_request
 from . import api_call
 
 UPLOAD_PATH = "/v1/upload"
+log = logging.getLogger(__name__)
 
 
 @api_call
@@ -21,17 +24,29 @@ def create_post(body, token_info):
     workspace_id = token_info["workspace_id"]
     draft = draft_from_request(body, token_info["mode"], insecure_urls=rt.settings.insecure_urls)
     key = request.headers.get("idempotency-key")
-    if key is None:
-        return _create_post(rt, workspace_id, draft)[1], 201
-    claim = idempotency.claim(workspace_id, key, idempotency.fingerprint(UPLOAD_PATH, body), rt.now())
-    if claim.record_id is None:
-        return claim.replay_body, claim.replay_status, {"Idempotent-Replayed": "true"}
+    claim = None
+    if key is not None:
+        claim = idempotency.claim(workspace_id, key, idempotency.fingerprint(UPLOAD_PATH, body), rt.now())
+        if claim.record_id is None:
+            return claim.replay_body, claim.replay_status, {"Idempotent-Replayed": "true"}
     try:
         _, created = _create_post(rt, workspace_id, draft, claim)
     except BaseException:
-        idempotency.release(claim)
+        if claim is not None:
+            idempotency.release(claim)
         raise
+    _wake_publishers(rt, created)
     return created, 201
+
+
+def _wake_publishers(rt, post: dict) -> None:
+    """Enqueue one publish task per target, after the post committed."""
+    try:
+        for target in post["targets"]:
+            rt.tasks.publish(target["id"])
+    except Exception:
+        # The post is safely stored; the sweeper re-enqueues its targets within a minute.
+        log.exception("could not enqueue publishing for %s; the sweeper will", post["id"])
 
 
 @api_call

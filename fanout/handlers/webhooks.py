@@ -1,8 +1,9 @@
 """POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}."""
 from __future__ import annotations
 
-from .. import runtime
+from .. import cursors, runtime
 from ..errors import validation_error
+from ..models import deliveries
 from ..models import webhook as webhooks
 from ..netguard import UnsafeURL, check_url
 from ..times import isoformat
@@ -43,3 +44,19 @@ def get_webhook(id, token_info):
 def delete_webhook(id, token_info):
     webhooks.delete_webhook(token_info["workspace_id"], id)
     return None, 204
+
+
+@api_call
+def list_deliveries(id, token_info, limit=20, cursor=None):
+    rt = runtime.current()
+    workspace_id = token_info["workspace_id"]
+    webhooks.get_webhook(workspace_id, id)  # 404 unless it is this workspace's
+    after = cursors.decode(rt.keyring, workspace_id, cursor) if cursor is not None else None
+    rows, has_more = deliveries.page(id, limit=limit, after=after)
+    attempts = deliveries.attempts_of([d.id for d in rows])
+    next_cursor = cursors.encode(rt.keyring, workspace_id, rows[-1].created_at, rows[-1].id) if has_more else None
+    return {
+        "data": [deliveries.delivery_view(d, attempts[d.id]) for d in rows],
+        "next_cursor": next_cursor,
+        "has_more": has_more,
+    }, 200

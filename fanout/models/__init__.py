@@ -4,15 +4,19 @@ from .api_key import ApiKey
 from .connect_session import ConnectSession
 from .db import BaseModel, bind, db, locked, open_database, write_transaction
 from .errors import NotFound, PlanLimitExceeded
+from .event import Delivery, DeliveryAttempt, Event
 from .idempotency import IdempotencyRecord
 from .post import Post, PostPlatform, Target
 from .usage import MonthlyUsage
 from .webhook import Webhook
 from .workspace import Workspace
 
-MODELS = [Workspace, ApiKey, Account, ConnectSession, Webhook, Post, Target, PostPlatform, MonthlyUsage, IdempotencyRecord]
+MODELS = [
+    Workspace, ApiKey, Account, ConnectSession, Webhook, Post, Target, PostPlatform, MonthlyUsage, IdempotencyRecord,
+    Event, Delivery, DeliveryAttempt,
+]
 
 __all__ = [
-    "Account", "ApiKey", "BaseModel", "ConnectSession", "IdempotencyRecord", "MODELS", "MonthlyUsage",
+    "Account", "ApiKey", "BaseModel", "ConnectSession", "Delivery", "DeliveryAttempt", "Event", "IdempotencyRecord", "MODELS", "MonthlyUsage",
     "NotFound", "PlanLimitExceeded", "Post", "PostPlatform", "Target", "Webhook", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
 ]

@@ -109,9 +109,13 @@ def connect_account(
         )
 
 
-def disconnect_account(workspace_id: str, account_id: str) -> None:
-    """Remove the account and, with its row, its tokens."""
+def disconnect_account(rt, workspace_id: str, account_id: str) -> list[str]:
+    """Remove the account and, with its row, its tokens; its targets still pending fail with
+    platform_auth_expired (DECISIONS.md). Returns the deliveries to send after commit."""
+    from .lifecycle import fail_pending_targets
+
     with write_transaction():
         deleted = Account.delete().where((Account.id == account_id) & (Account.workspace == workspace_id)).execute()
-    if not deleted:
-        raise NotFound("no such account in this workspace")
+        if not deleted:
+            raise NotFound("no such account in this workspace")
+        return fail_pending_targets(rt, account_id, "the account was disconnected; reconnect it")

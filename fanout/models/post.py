@@ -58,10 +58,14 @@ class Target(BaseModel):
     published_at = DateTimeField(null=True)
     error_code = CharField(max_length=40, null=True)
     error_message = TextField(null=True)
+    # Each claim by a worker bumps `attempts`; a finish must name the attempt it belongs to,
+    # so a worker whose lease was taken back can no longer settle the target.
+    attempts = IntegerField(default=0)
+    lease_expires_at = DateTimeField(null=True)
     updated_at = DateTimeField()
 
     class Meta:
-        indexes = ((("post", "position"), True),)
+        indexes = ((("post", "position"), True), (("status", "updated_at"), False))
 
 
 class PostPlatform(BaseModel):

@@ -4,6 +4,8 @@ from __future__ import annotations
 from ..apikeys import random_base62
 from ..models.account import Account, connect_account, lock_workspace
 from ..models.db import write_transaction
+from ..models.lifecycle import Outcome
+from .rules import caption_problem, media_problem
 
 
 def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
@@ -35,3 +37,19 @@ def connect(rt, session) -> Account:
             # A token like a real platform's, so sandbox accounts take the same paths.
             access_token="sbx_" + random_base62(40, rt.randbytes),
         )
+
+
+def publish(rt, post, target, account) -> Outcome:
+    """Deterministic: the same post and target always give the same outcome, and no network."""
+    if account is None:
+        return Outcome(error_code="platform_auth_expired", error_message="the account was disconnected; reconnect it")
+    if post.simulate_error:
+        return Outcome(error_code=post.simulate_error,
+                       error_message=f"simulated {post.simulate_error} (sandbox simulate_error)")
+    problem = caption_problem(target.platform, post.caption)
+    if problem:
+        return Outcome(error_code="caption_too_long", error_message=problem)
+    problem = media_problem(target.platform, post.media_list)
+    if problem:
+        return Outcome(error_code="platform_rejected_media", error_message=problem)
+    return Outcome(external_url=f"{rt.settings.base_url}/sandbox/{target.platform}/{target.id}")

@@ -5,29 +5,42 @@ tests register them on a MemoryHuey and drive it with `execute(task, timestamp=.
 """
 from __future__ import annotations
 
-from huey import Huey, MemoryHuey, RedisHuey, SqliteHuey
+from dataclasses import dataclass
+
+from huey import Huey, MemoryHuey, RedisHuey, SqliteHuey, crontab
+from huey.api import TaskWrapper
 
 from ..settings import Settings, sqlite_path
-from . import maintenance
+from . import maintenance, publishing, webhooks
 
 NAME = "fanout"
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """The enqueueable tasks of one queue: call one to enqueue it."""
+
+    publish: TaskWrapper
+    deliver: TaskWrapper
 
 
 def make_queue(settings: Settings) -> Huey:
     url = settings.queue_url
     if url.startswith(("redis://", "rediss://")):
-        huey = RedisHuey(NAME, url=url, results=False)
-    else:
-        path = sqlite_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        huey = SqliteHuey(NAME, filename=str(path), results=False)
-    return register(huey)
+        return RedisHuey(NAME, url=url, results=False)
+    path = sqlite_path(url)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteHuey(NAME, filename=str(path), results=False)
 
 
 def memory_queue() -> Huey:
-    return register(MemoryHuey(NAME, results=False))
+    return MemoryHuey(NAME, results=False)
 
 
-def register(huey: Huey) -> Huey:
+def register(huey: Huey) -> Tasks:
     maintenance.register(huey)
-    return huey
+    huey.periodic_task(crontab(minute="*"), name="sweep")(publishing.sweep)
+    return Tasks(
+        publish=huey.task(name="publish_target")(publishing.publish_target),
+        deliver=huey.task(name="deliver")(webhooks.deliver),
+    )

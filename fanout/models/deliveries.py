@@ -1,0 +1,97 @@
+"""Sending events: claiming an attempt, recording it, scheduling the next, listing them."""
+from __future__ import annotations
+
+import datetime as _dt
+
+from peewee import Tuple
+
+from ..times import isoformat
+from .db import write_transaction
+from .event import Delivery, DeliveryAttempt, Event
+from .webhook import Webhook
+
+# Longer than the 10-second attempt deadline: no second worker sends while one is sending.
+ATTEMPT_HOLD = _dt.timedelta(seconds=60)
+
+
+def claim_attempt(delivery_id: str, now: _dt.datetime) -> Delivery | None:
+    """The delivery if it is due and this worker may send it now, else None."""
+    with write_transaction():
+        claimed = (
+            Delivery.update(claimed_until=now + ATTEMPT_HOLD)
+            .where(
+                (Delivery.id == delivery_id) & (Delivery.status == "pending") & (Delivery.next_attempt_at <= now)
+                & (Delivery.claimed_until.is_null() | (Delivery.claimed_until <= now))
+            )
+            .execute()
+        )
+    if not claimed:
+        return None
+    return Delivery.select(Delivery, Event, Webhook).join(Event).switch(Delivery).join(Webhook).where(
+        Delivery.id == delivery_id).get()
+
+
+def record_attempt(
+    delivery: Delivery, *, started_at: _dt.datetime, status_code: int | None, error: str | None,
+    duration_ms: int, schedule: tuple[int, ...],
+) -> Delivery:
+    """Log the attempt and move the delivery on: succeeded, failed, or due again later."""
+    number = delivery.attempts + 1
+    succeeded = status_code is not None and 200 <= status_code < 300
+    if succeeded:
+        changes = dict(status="succeeded", next_attempt_at=None)
+    elif number > len(schedule):
+        changes = dict(status="failed", next_attempt_at=None)
+    else:
+        # The delay counts from the start of the previous attempt (SPEC.md section 6 rule 3).
+        changes = dict(next_attempt_at=started_at + _dt.timedelta(seconds=schedule[number - 1]))
+    with write_transaction():
+        DeliveryAttempt.create(delivery=delivery.id, number=number, attempted_at=started_at,
+                               status_code=status_code, error=error, duration_ms=duration_ms)
+        Delivery.update(attempts=number, claimed_until=None, **changes).where(Delivery.id == delivery.id).execute()
+    return Delivery.get_by_id(delivery.id)
+
+
+def due(now: _dt.datetime, limit: int = 500) -> list[str]:
+    """Pending deliveries whose next attempt is due and that nobody is sending."""
+    return [d.id for d in Delivery.select(Delivery.id).where(
+        (Delivery.status == "pending") & (Delivery.next_attempt_at <= now)
+        & (Delivery.claimed_until.is_null() | (Delivery.claimed_until <= now))
+    ).order_by(Delivery.next_attempt_at).limit(limit)]
+
+
+def page(webhook_id: str, *, limit: int, after=None) -> tuple[list[Delivery], bool]:
+    """Newest first by (created_at, id), keyset-paged like the post list."""
+    query = Delivery.select(Delivery, Event).join(Event).where(Delivery.webhook == webhook_id)
+    if after is not None:
+        query = query.where(Tuple(Delivery.created_at, Delivery.id) < Tuple(*after))
+    rows = list(query.order_by(Delivery.created_at.desc(), Delivery.id.desc()).limit(limit + 1))
+    return rows[:limit], len(rows) > limit
+
+
+def delivery_view(delivery: Delivery, attempts: list[DeliveryAttempt]) -> dict:
+    event = delivery.event
+    return {
+        "id": delivery.id,
+        "event_id": event.id,
+        "event": event.type,
+        "post_id": event.post_id,
+        "target_id": event.target_id,
+        "status": delivery.status,
+        "attempts": [
+            {"number": a.number, "attempted_at": isoformat(a.attempted_at), "status_code": a.status_code,
+             "error": a.error, "duration_ms": a.duration_ms}
+            for a in attempts
+        ],
+        "next_attempt_at": isoformat(delivery.next_attempt_at),
+        "created_at": isoformat(delivery.created_at),
+    }
+
+
+def attempts_of(delivery_ids: list[str]) -> dict[str, list[DeliveryAttempt]]:
+    grouped: dict[str, list[DeliveryAttempt]] = {d: [] for d in delivery_ids}
+    if delivery_ids:
+        for attempt in DeliveryAttempt.select().where(DeliveryAttempt.delivery.in_(delivery_ids)).order_by(
+                DeliveryAttempt.delivery, DeliveryAttempt.number):
+            grouped[attempt.delivery_id].append(attempt)
+    return grouped

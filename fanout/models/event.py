@@ -1,0 +1,52 @@
+"""Events (one per resolved target) and their deliveries to webhook registrations."""
+from __future__ import annotations
+
+from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
+
+from .db import BaseModel
+from .post import Post, Target
+from .webhook import Webhook
+from .workspace import Workspace
+
+
+class Event(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    post = ForeignKeyField(Post, on_delete="CASCADE")
+    target = ForeignKeyField(Target, on_delete="CASCADE", unique=True)
+    type = CharField(max_length=30)
+    # The exact bytes every attempt sends, so every retry carries the same signature input.
+    body = TextField()
+    created_at = DateTimeField()
+
+
+class Delivery(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    event = ForeignKeyField(Event, on_delete="CASCADE")
+    webhook = ForeignKeyField(Webhook, backref="deliveries", on_delete="CASCADE")
+    status = CharField(max_length=12, default="pending")  # pending | succeeded | failed
+    attempts = IntegerField(default=0)
+    next_attempt_at = DateTimeField(null=True)
+    # While one worker sends an attempt, others leave the delivery alone until this passes.
+    claimed_until = DateTimeField(null=True)
+    created_at = DateTimeField()
+
+    class Meta:
+        indexes = (
+            (("event", "webhook"), True),
+            (("webhook", "created_at", "id"), False),
+            (("status", "next_attempt_at"), False),
+        )
+
+
+class DeliveryAttempt(BaseModel):
+    id = AutoField()
+    delivery = ForeignKeyField(Delivery, backref="attempt_log", on_delete="CASCADE")
+    number = IntegerField()
+    attempted_at = DateTimeField()
+    status_code = IntegerField(null=True)
+    error = CharField(max_length=200, null=True)  # the failure class when there was no response
+    duration_ms = IntegerField()
+
+    class Meta:
+        indexes = ((("delivery", "number"), True),)

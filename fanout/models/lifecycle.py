@@ -1,0 +1,137 @@
+"""The target state machine: pending -> processing -> published | failed.
+
+Every move is one conditional UPDATE inside a write transaction, so two workers (or a
+duplicate task) can never both move the same target; the post's status is re-derived and,
+when a target resolves, its event and one delivery per subscribed registration are written
+in that same transaction (the database is the source of truth; the queue only wakes
+workers up).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass
+
+from ..times import isoformat
+from .db import write_transaction
+from .event import Delivery, Event
+from .post import Post, Target, derive_status
+from .webhook import Webhook
+
+FINAL = ("published", "failed")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What publishing a target came to: an external URL, or an error code and message."""
+
+    external_url: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+    @property
+    def published(self) -> bool:
+        return self.error_code is None
+
+
+def _rederive(post_id: str) -> None:
+    statuses = [t.status for t in Target.select(Target.status).where(Target.post == post_id)]
+    Post.update(status=derive_status(statuses)).where(Post.id == post_id).execute()
+
+
+def claim(target_id: str, now: _dt.datetime, lease: _dt.timedelta) -> Target | None:
+    """pending -> processing for one worker, or None if the target is not pending."""
+    with write_transaction():
+        moved = (
+            Target.update(status="processing", attempts=Target.attempts + 1, lease_expires_at=now + lease, updated_at=now)
+            .where((Target.id == target_id) & (Target.status == "pending"))
+            .execute()
+        )
+        if not moved:
+            return None
+        target = Target.get_by_id(target_id)
+        _rederive(target.post_id)
+    return target
+
+
+def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "processing") -> list[str]:
+    """processing (or pending, for failures found before publishing) -> published | failed.
+
+    Returns the ids of the deliveries written, to be sent once the transaction committed;
+    an empty list also when another worker already resolved the target.
+    """
+    now = rt.now()
+    status = "published" if outcome.published else "failed"
+    changes = dict(
+        status=status,
+        external_url=outcome.external_url,
+        published_at=now if outcome.published else None,
+        error_code=outcome.error_code,
+        error_message=outcome.error_message,
+        lease_expires_at=None,
+        updated_at=now,
+    )
+    condition = (Target.id == target.id) & (Target.status == from_status)
+    if from_status == "processing":
+        condition &= Target.attempts == target.attempts
+    with write_transaction():
+        if not Target.update(**changes).where(condition).execute():
+            return []
+        resolved = Target.get_by_id(target.id)
+        _rederive(resolved.post_id)
+        return _emit(rt, resolved, now)
+
+
+def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
+    post = target.post
+    kind = "post.completed" if target.status == "published" else "post.failed"
+    event_id = rt.new_id("evt")
+    body = json.dumps(event_payload(event_id, kind, target, now), separators=(",", ":"))
+    Event.create(id=event_id, workspace=post.workspace_id, post=post, target=target, type=kind, body=body, created_at=now)
+    ids = []
+    for webhook in Webhook.select().where(Webhook.workspace == post.workspace_id):
+        if kind in webhook.event_list:
+            delivery = Delivery.create(
+                id=rt.new_id("dlv"), event=event_id, webhook=webhook, next_attempt_at=now, created_at=now
+            )
+            ids.append(delivery.id)
+    return ids
+
+
+def event_payload(event_id: str, kind: str, target: Target, now: _dt.datetime) -> dict:
+    """SPEC.md section 6 plus DECISIONS.md's `id`, `target.id` and `target.account_id`."""
+    detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
+    if target.status == "published":
+        detail["external_url"] = target.external_url
+    else:
+        detail.update(error_code=target.error_code, error_message=target.error_message)
+    return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
+
+
+def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:
+    """Fail the account's targets that have not started; returns the deliveries written."""
+    deliveries = []
+    for target in Target.select().where((Target.account_id == account_id) & (Target.status == "pending")):
+        outcome = Outcome(error_code="platform_auth_expired", error_message=message)
+        deliveries += resolve(rt, target, outcome, from_status="pending")
+    return deliveries
+
+
+def reclaim_expired(now: _dt.datetime) -> list[str]:
+    """processing targets whose lease ran out (their worker died) -> pending again."""
+    with write_transaction():
+        stale = [t.id for t in Target.select(Target.id).where(
+            (Target.status == "processing") & (Target.lease_expires_at < now))]
+        if stale:
+            Target.update(status="pending", lease_expires_at=None, updated_at=now).where(
+                Target.id.in_(stale) & (Target.status == "processing") & (Target.lease_expires_at < now)
+            ).execute()
+            for post_id in {t.post_id for t in Target.select(Target.post).where(Target.id.in_(stale))}:
+                _rederive(post_id)
+    return stale
+
+
+def waiting(older_than: _dt.datetime, limit: int = 500) -> list[str]:
+    """pending targets not touched since `older_than`: their wake-up call may have been lost."""
+    return [t.id for t in Target.select(Target.id).where(
+        (Target.status == "pending") & (Target.updated_at <= older_than)).order_by(Target.updated_at).limit(limit)]

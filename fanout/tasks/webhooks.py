@@ -1,0 +1,45 @@
+"""Webhook delivery: one attempt per task run, the next one scheduled from the database."""
+from __future__ import annotations
+
+import logging
+import time
+
+from .. import runtime
+from ..models import db
+from ..models.deliveries import claim_attempt, record_attempt
+from ..outbound import OutboundError
+from ..signing import service_signature, standard_webhook_headers
+from ..times import UTC, to_epoch_ms
+
+log = logging.getLogger(__name__)
+
+
+def deliver(delivery_id: str) -> None:
+    rt = runtime.current()
+    started_at = rt.now()
+    with db.connection_context():
+        delivery = claim_attempt(delivery_id, started_at)
+        if delivery is None:
+            return  # not due, already sent, or being sent by another worker
+        webhook, event = delivery.webhook, delivery.event
+        secret = rt.keyring.decrypt(webhook.secret)
+    body = event.body.encode()
+    headers = {
+        "Content-Type": "application/json",
+        "X-Service-Signature": service_signature(secret, body),
+        **standard_webhook_headers(secret, event.id, to_epoch_ms(started_at) // 1000, body),
+    }
+    status_code, error = None, None
+    began = time.monotonic()
+    try:
+        status_code = rt.outbound.post(webhook.url, body, headers).status
+    except OutboundError as e:
+        error = e.kind
+    duration_ms = int((time.monotonic() - began) * 1000)
+    with db.connection_context():
+        delivery = record_attempt(delivery, started_at=started_at, status_code=status_code, error=error,
+                                  duration_ms=duration_ms, schedule=rt.settings.webhook_retry_schedule)
+    log.info("delivery %s attempt %d: %s", delivery.id, delivery.attempts, status_code or error)
+    if delivery.status == "pending":
+        # The sweeper would find it too; scheduling just wakes a worker on time.
+        rt.tasks.deliver.schedule(args=(delivery.id,), eta=delivery.next_attempt_at.replace(tzinfo=UTC))

@@ -1,0 +1,100 @@
+"""Webhook signatures: the GitHub test vector, and Standard Webhooks headers checked by the
+reference `standardwebhooks` library rather than by our own code."""
+from __future__ import annotations
+
+import base64
+import time
+
+import pytest
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from fanout.signing import service_signature, standard_webhook_headers, verify_service_signature
+
+# reference/reliability.md 2.4 (GitHub docs, validating-webhook-deliveries).
+GITHUB_SECRET = "It's a Secret to Everybody"
+GITHUB_PAYLOAD = b"Hello, World!"
+GITHUB_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+
+SECRET = "whsec_" + base64.b64encode(bytes(range(32))).decode()
+BODY = b'{"event":"post.completed","post_id":"post_01","target":{"platform":"x"}}'
+
+
+def test_service_signature_matches_the_github_test_vector():
+    assert service_signature(GITHUB_SECRET, GITHUB_PAYLOAD) == GITHUB_SIGNATURE
+
+
+def test_service_signature_is_keyed_with_the_whole_secret_string_as_shown():
+    # The key is the secret exactly as the register response showed it, prefix included.
+    assert service_signature(SECRET, BODY) != service_signature(SECRET.removeprefix("whsec_"), BODY)
+
+
+def test_verify_service_signature_accepts_the_github_vector():
+    assert verify_service_signature(GITHUB_SECRET, GITHUB_PAYLOAD, GITHUB_SIGNATURE)
+
+
+def test_verify_service_signature_rejects_a_changed_body():
+    assert not verify_service_signature(GITHUB_SECRET, b"Hello, World?", GITHUB_SIGNATURE)
+
+
+def test_verify_service_signature_rejects_missing_or_non_ascii_headers():
+    assert not verify_service_signature(GITHUB_SECRET, GITHUB_PAYLOAD, None)
+    assert not verify_service_signature(GITHUB_SECRET, GITHUB_PAYLOAD, "sha256=é")
+
+
+def test_service_signature_covers_the_exact_raw_bytes():
+    reformatted = BODY.replace(b",", b", ")  # the same JSON, re-serialized with spaces
+    assert not verify_service_signature(SECRET, reformatted, service_signature(SECRET, BODY))
+
+
+def test_standard_webhook_headers_verify_with_the_reference_library():
+    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    assert Webhook(SECRET).verify(BODY, headers) == {
+        "event": "post.completed", "post_id": "post_01", "target": {"platform": "x"},
+    }
+
+
+def test_standard_webhook_headers_have_the_spec_shape():
+    headers = standard_webhook_headers(SECRET, "evt_01", 1_700_000_000, BODY)
+    assert headers["webhook-id"] == "evt_01"
+    assert headers["webhook-timestamp"] == "1700000000"
+    version, signature = headers["webhook-signature"].split(",")
+    assert version == "v1" and len(base64.b64decode(signature)) == 32
+
+
+def test_reference_library_rejects_a_modified_body():
+    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(SECRET).verify(BODY.replace(b"completed", b"failed"), headers)
+
+
+def test_reference_library_rejects_a_whitespace_change():
+    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(SECRET).verify(BODY + b"\n", headers)
+
+
+def test_reference_library_rejects_another_secret():
+    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    other = "whsec_" + base64.b64encode(bytes(32)).decode()
+    with pytest.raises(WebhookVerificationError):
+        Webhook(other).verify(BODY, headers)
+
+
+def test_timestamp_and_id_are_inside_the_signature():
+    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(SECRET).verify(BODY, {**headers, "webhook-id": "evt_02"})
+    with pytest.raises(WebhookVerificationError):
+        Webhook(SECRET).verify(BODY, {**headers, "webhook-timestamp": str(int(headers["webhook-timestamp"]) - 1)})
+
+
+@pytest.mark.parametrize("message_id", ["", "evt.01"])
+def test_message_ids_that_would_break_the_signed_format_are_refused(message_id):
+    with pytest.raises(ValueError):
+        standard_webhook_headers(SECRET, message_id, 1_700_000_000, BODY)
+
+
+@pytest.mark.parametrize("secret", ["not-a-whsec-secret", "whsec_", "whsec_***"])
+def test_secrets_not_in_whsec_form_are_refused(secret):
+    with pytest.raises(ValueError):
+        standard_webhook_headers(secret, "evt_01", 1_700_000_000, BODY)

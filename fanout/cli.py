@@ -106,7 +106,15 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
 def cmd_worker(args, settings):
     rt = _boot(settings)
     _require_current_schema()
-    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True)
+    from .tasks.publishing import sweep
+
+    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=30)
+    # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
+    # let them finish instead, as on SIGINT. A task still running after 30 s is left to
+    # its lease: the sweeper puts its target back.
+    consumer._signal_actions[signal.SIGTERM] = (False, True)
+    # Take back at once what a killed worker left behind, rather than at the next minute.
+    sweep()
     log.info("queue worker running with %d thread(s)", args.workers)
     consumer.run()
     return None, None

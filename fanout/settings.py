@@ -25,6 +25,8 @@ class Settings:
     webhook_retry_schedule: tuple[int, ...] = (60, 300, 1800, 7200, 21600)
     # How long a worker may hold a target in `processing` before the sweeper takes it back.
     publish_lease: int = 300
+    # Seconds sandbox publishing takes, so clients can watch a target in `processing`.
+    sandbox_latency: float = 0.0
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
 
@@ -44,6 +46,7 @@ class Settings:
             insecure_urls=_flag("FANOUT_INSECURE_URLS", env.get("FANOUT_INSECURE_URLS", "")),
             webhook_retry_schedule=_schedule(env.get("FANOUT_WEBHOOK_RETRY_SCHEDULE", "")),
             publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
+            sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -79,6 +82,18 @@ def _seconds(name: str, value: str, default: int) -> int:
     if not value.strip().isdigit() or int(value) < 1:
         raise SettingsError(f"{name} must be a whole number of seconds, at least 1, not {value!r}")
     return int(value)
+
+
+def _latency(value: str) -> float:
+    if not value.strip():
+        return 0.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 60:
+        raise SettingsError(f"FANOUT_SANDBOX_LATENCY must be seconds from 0 to 60, not {value!r}")
+    return seconds
 
 
 def _split(value: str) -> SplitResult | None:

@@ -221,3 +221,24 @@ def test_a_queue_in_memory_is_refused_because_workers_would_not_share_it():
 def test_data_dir_expands_the_home_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert Settings.from_env({"FANOUT_DATA_DIR": "~/fanout"}).data_dir == tmp_path / "fanout"
+
+
+def test_publishing_settings_have_the_spec_defaults():
+    settings = Settings.from_env({})
+    assert settings.webhook_retry_schedule == (60, 300, 1800, 7200, 21600)
+    assert settings.publish_lease == 300 and settings.sandbox_latency == 0.0
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("FANOUT_WEBHOOK_RETRY_SCHEDULE", "1,x"), ("FANOUT_WEBHOOK_RETRY_SCHEDULE", "-5"),
+     ("FANOUT_PUBLISH_LEASE", "0"), ("FANOUT_PUBLISH_LEASE", "soon"),
+     ("FANOUT_SANDBOX_LATENCY", "61"), ("FANOUT_SANDBOX_LATENCY", "slow")],
+)
+def test_bad_publishing_settings_name_their_variable(name, value):
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({name: value})
+
+
+def test_the_retry_schedule_can_be_overridden():
+    assert Settings.from_env({"FANOUT_WEBHOOK_RETRY_SCHEDULE": "5, 10"}).webhook_retry_schedule == (5, 10)

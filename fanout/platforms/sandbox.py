@@ -1,6 +1,8 @@
 """The sandbox platform: never calls a network, gives deterministic results."""
 from __future__ import annotations
 
+import time
+
 from ..apikeys import random_base62
 from ..models.account import Account, connect_account, lock_workspace
 from ..models.db import write_transaction
@@ -39,8 +41,10 @@ def connect(rt, session) -> Account:
         )
 
 
-def publish(rt, post, target, account) -> Outcome:
+def publish(rt, post, target, account, sleep=time.sleep) -> Outcome:
     """Deterministic: the same post and target always give the same outcome, and no network."""
+    if rt.settings.sandbox_latency:
+        sleep(rt.settings.sandbox_latency)
     if account is None:
         return Outcome(error_code="platform_auth_expired", error_message="the account was disconnected; reconnect it")
     if post.simulate_error:

@@ -258,3 +258,20 @@ def test_the_retry_schedule_setting_changes_the_delays(client, auth, accounts, r
         clock.now = start + dt.timedelta(seconds=seconds)
         run_queue(rt, clock)
     assert len(received(receiver)) == 3
+
+
+def test_an_attempt_that_ends_after_its_registration_was_deleted_is_dropped(client, auth, accounts, rt, clock, receiver):
+    from fanout.models.deliveries import claim_attempt, record_attempt
+    from fanout.tasks.publishing import publish_target
+
+    hook = register(client, auth, receiver.url_for("/hook"))
+    target_id = upload(client, auth, platforms=["x"], media=[])["targets"][0]["id"]
+    with db.connection_context():
+        publish_target(target_id)
+        [delivery] = Delivery.select()
+        claimed = claim_attempt(delivery.id, clock.now)
+    client.delete(f"/v1/webhooks/{hook['id']}", headers=auth)  # while the attempt is under way
+    with db.connection_context():
+        assert record_attempt(claimed, started_at=clock.now, status_code=200, error=None, duration_ms=5,
+                              schedule=(60,)) is None
+        assert DeliveryAttempt.select().count() == 0

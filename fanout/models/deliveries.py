@@ -34,7 +34,7 @@ def claim_attempt(delivery_id: str, now: _dt.datetime) -> Delivery | None:
 def record_attempt(
     delivery: Delivery, *, started_at: _dt.datetime, status_code: int | None, error: str | None,
     duration_ms: int, schedule: tuple[int, ...],
-) -> Delivery:
+) -> Delivery | None:
     """Log the attempt and move the delivery on: succeeded, failed, or due again later."""
     number = delivery.attempts + 1
     succeeded = status_code is not None and 200 <= status_code < 300
@@ -46,9 +46,10 @@ def record_attempt(
         # The delay counts from the start of the previous attempt (SPEC.md section 6 rule 3).
         changes = dict(next_attempt_at=started_at + _dt.timedelta(seconds=schedule[number - 1]))
     with write_transaction():
+        if not Delivery.update(attempts=number, claimed_until=None, **changes).where(Delivery.id == delivery.id).execute():
+            return None  # the registration was deleted while the attempt ran
         DeliveryAttempt.create(delivery=delivery.id, number=number, attempted_at=started_at,
                                status_code=status_code, error=error, duration_ms=duration_ms)
-        Delivery.update(attempts=number, claimed_until=None, **changes).where(Delivery.id == delivery.id).execute()
     return Delivery.get_by_id(delivery.id)
 
 

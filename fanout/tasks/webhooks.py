@@ -39,6 +39,8 @@ def deliver(delivery_id: str) -> None:
     with db.connection_context():
         delivery = record_attempt(delivery, started_at=started_at, status_code=status_code, error=error,
                                   duration_ms=duration_ms, schedule=rt.settings.webhook_retry_schedule)
+    if delivery is None:
+        return
     log.info("delivery %s attempt %d: %s", delivery.id, delivery.attempts, status_code or error)
     if delivery.status == "pending":
         # The sweeper would find it too; scheduling just wakes a worker on time.

@@ -354,7 +354,9 @@ class _Attempt:
             self._sockets.clear()
 
 
-class _WatchedHTTPConnection(HTTPConnection):
+class _Watched:
+    """Hands every new socket to the attempt, whose timer enforces the total deadline."""
+
     attempt: _Attempt
 
     def _new_conn(self) -> socket.socket:
@@ -363,13 +365,12 @@ class _WatchedHTTPConnection(HTTPConnection):
         return sock
 
 
-class _WatchedHTTPSConnection(HTTPSConnection):
-    attempt: _Attempt
+class _WatchedHTTPConnection(_Watched, HTTPConnection):
+    pass
 
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        self.attempt.watch(sock)
-        return sock
+
+class _WatchedHTTPSConnection(_Watched, HTTPSConnection):
+    pass
 
 
 class _PinnedHTTPPool(HTTPConnectionPool):

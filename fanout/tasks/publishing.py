@@ -21,8 +21,7 @@ log = logging.getLogger(__name__)
 STALE_PENDING = _dt.timedelta(seconds=30)
 
 
-def publish(rt, post, target) -> Outcome:
-    account = Account.get_or_none(Account.id == target.account_id)
+def publish(rt, post, target, account) -> Outcome:
     if post.sandbox:
         return sandbox.publish(rt, post, target, account)
     # Live adapters arrive with the platform issues; until then a live target fails plainly.
@@ -36,7 +35,11 @@ def publish_target(target_id: str) -> None:
         target = claim(target_id, rt.now(), _dt.timedelta(seconds=rt.settings.publish_lease))
         if target is None:
             return  # already taken by another worker, or already final
-        outcome = publish(rt, target.post, target)
+        post = target.post
+        account = Account.get_or_none(Account.id == target.account_id)
+    # No database connection is held while the platform is called: that can take a while.
+    outcome = publish(rt, post, target, account)
+    with db.connection_context():
         deliveries = resolve(rt, target, outcome)
     for delivery_id in deliveries:
         rt.tasks.deliver(delivery_id)

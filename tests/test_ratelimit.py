@@ -1,0 +1,305 @@
+"""The requests-per-minute limiter (fanout/ratelimit.py) on both stores, with a fake clock.
+
+Redis tests use database 14 under their own key prefix, flushed before each test. Without
+a reachable Redis they are skipped, unless CI=true, where that is a failure.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from fanout.ratelimit import (
+    Decision,
+    Limiter,
+    LimiterUnavailable,
+    RedisStore,
+    SqliteStore,
+    headers,
+    open_store,
+)
+
+REDIS_URL = "redis://127.0.0.1:6379/14"
+PREFIX = "fanout-test:ratelimit:"
+ROOT = Path(__file__).resolve().parent.parent
+NOW = 1_795_000_000.0  # epoch seconds for store-level tests
+LATER = 2_000_000_000.0  # after anything the fake clock reaches
+
+
+def _redis_or_skip() -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+    try:
+        client.ping()
+        for name in client.scan_iter(match=PREFIX + "*"):
+            client.delete(name)
+    except redis.RedisError as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Redis at {REDIS_URL} is unreachable and CI=true: {e}")
+        pytest.skip(f"Redis at {REDIS_URL} is unreachable (set CI=true to make this a failure): {e}")
+    finally:
+        client.close()
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request, tmp_path) -> str:
+    """A fresh store's URL: a new SQLite file, or Redis with this suite's keys flushed."""
+    if request.param == "redis":
+        _redis_or_skip()
+        return REDIS_URL
+    return f"sqlite:///{tmp_path / 'ratelimit.db'}"
+
+
+def _open(url: str):
+    return RedisStore(url, prefix=PREFIX) if url.startswith("redis") else open_store(url)
+
+
+@pytest.fixture
+def store(store_url):
+    opened = _open(store_url)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def limiter(store, clock) -> Limiter:
+    return Limiter(store, clock)
+
+
+def _burst(limiter: Limiter, key: str, limit: int, count: int) -> list[Decision]:
+    return [limiter.hit(key, limit) for _ in range(count)]
+
+
+# --- sliding-window behaviour, on both stores -------------------------------------------
+
+def test_admits_the_limit_then_refuses_at_one_instant(limiter):
+    decisions = _burst(limiter, "ws_a", 5, 8)
+    assert [d.allowed for d in decisions] == [True] * 5 + [False] * 3
+    assert [d.remaining for d in decisions] == [4, 3, 2, 1, 0, 0, 0, 0]
+
+
+def test_refused_hits_do_not_count(limiter, clock):
+    _burst(limiter, "ws_a", 5, 5)
+    for _ in range(5):  # refused retries through the window must not push recovery out
+        clock.advance(seconds=10)
+        assert not limiter.hit("ws_a", 5).allowed
+    clock.advance(seconds=10)  # 60 s after the admitted burst
+    assert [d.allowed for d in _burst(limiter, "ws_a", 5, 6)] == [True] * 5 + [False]
+
+
+def test_keys_are_independent(limiter):
+    _burst(limiter, "ws_a", 3, 4)
+    assert [d.allowed for d in _burst(limiter, "ws_b", 3, 3)] == [True] * 3
+    assert not limiter.hit("ws_a", 3).allowed
+
+
+def test_retry_after_is_exact(limiter, clock):
+    limiter.hit("ws_a", 3)  # the oldest hit, at 10:00:00.000
+    clock.advance(seconds=20, milliseconds=500)
+    _burst(limiter, "ws_a", 3, 2)
+    refused = limiter.hit("ws_a", 3)
+    # The oldest hit leaves at 10:01:00.000, 39.5 s away: 40 whole seconds.
+    assert (refused.allowed, refused.retry_after) == (False, 40)
+    refused_at = clock.now
+    clock.now = refused_at + dt.timedelta(seconds=refused.retry_after - 1)
+    assert not limiter.hit("ws_a", 3).allowed
+    clock.now = refused_at + dt.timedelta(seconds=refused.retry_after)
+    assert limiter.hit("ws_a", 3).allowed
+
+
+def test_retry_after_is_the_whole_window_right_after_a_burst(limiter, clock):
+    _burst(limiter, "ws_a", 2, 2)
+    refused = limiter.hit("ws_a", 2)
+    assert (refused.retry_after, refused.reset) == (60, 60)
+    clock.advance(seconds=59, milliseconds=999)
+    assert not limiter.hit("ws_a", 2).allowed
+    clock.advance(milliseconds=1)
+    assert limiter.hit("ws_a", 2).allowed
+
+
+def test_no_boundary_burst_across_a_minute(limiter, clock):
+    clock.now = dt.datetime(2026, 11, 22, 10, 0, 59)
+    assert all(d.allowed for d in _burst(limiter, "ws_a", 10, 10))
+    clock.now = dt.datetime(2026, 11, 22, 10, 1, 0)  # a fixed window would admit 10 more
+    assert not any(d.allowed for d in _burst(limiter, "ws_a", 10, 10))
+
+
+def test_window_slides(limiter, clock):
+    _burst(limiter, "ws_a", 10, 5)  # 5 at :00
+    clock.advance(seconds=30)
+    _burst(limiter, "ws_a", 10, 5)  # 5 at :30
+    clock.advance(seconds=30)  # the :00 hits have left, the :30 ones have not
+    assert [d.allowed for d in _burst(limiter, "ws_a", 10, 6)] == [True] * 5 + [False]
+
+
+def test_usage_reports_the_hits_in_the_window(limiter, store, clock):
+    assert limiter.usage("ws_a", 10) == (0, 0)
+    limiter.hit("ws_a", 10)
+    clock.advance(seconds=15)
+    _burst(limiter, "ws_a", 10, 2)
+    clock.advance(seconds=0.25)
+    assert limiter.usage("ws_a", 10) == (3, 45)  # the first hit leaves 44.75 s from now
+    assert store.peek("ws_a", LATER, 60) == (0, None)  # a long way after: nothing in the window
+    clock.advance(seconds=44.75)
+    assert limiter.usage("ws_a", 10) == (2, 15)
+
+
+# --- headers -------------------------------------------------------------------------------
+
+try:
+    import http_sfv
+except ImportError:  # pragma: no cover - fallback when http_sfv is not installed
+    http_sfv = None
+
+_ITEM = re.compile(r'^"([^"\\]*)"((?:;[a-z*][a-z0-9_.*-]*=-?\d{1,15})*)$')
+
+
+def _parse_list(value: str) -> list[tuple[str, dict[str, int]]]:
+    """An RFC 9651 List of string Items with integer parameters."""
+    if http_sfv is not None:
+        parsed = http_sfv.List()
+        parsed.parse(value.encode("ascii"))
+        return [(item.value, dict(item.params)) for item in parsed]
+    # Fallback: a regex for exactly the shape we emit, stricter than the RFC.
+    items = []
+    for member in value.split(","):
+        match = _ITEM.match(member.strip())
+        assert match, f"not a structured field list member: {member!r}"
+        params = dict(p.split("=") for p in match.group(2).split(";")[1:])
+        items.append((match.group(1), {k: int(v) for k, v in params.items()}))
+    return items
+
+
+def test_headers_parse_as_structured_fields(limiter):
+    remaining = []
+    for decision in _burst(limiter, "ws_a", 4, 6):
+        fields = headers(decision)
+        assert _parse_list(fields["RateLimit-Policy"]) == [("default", {"q": 4, "w": 60})]
+        [(name, params)] = _parse_list(fields["RateLimit"])
+        assert name == "default" and set(params) == {"r", "t"}
+        remaining.append(params["r"])
+        if decision.allowed:
+            assert "Retry-After" not in fields and params["t"] == 60
+        else:
+            assert params["r"] == 0
+            # Clients prefer Retry-After; it must not point earlier than t.
+            assert int(fields["Retry-After"]) == params["t"] == decision.retry_after >= 1
+    assert remaining == [3, 2, 1, 0, 0, 0]
+
+
+def test_headers_exact_text():
+    refused = Decision(allowed=False, limit=30, remaining=0, retry_after=17, reset=60)
+    assert headers(refused) == {
+        "RateLimit-Policy": '"default";q=30;w=60',
+        "RateLimit": '"default";r=0;t=17',
+        "Retry-After": "17",
+    }
+
+
+# --- exactness under concurrency -----------------------------------------------------------
+
+def test_concurrent_threads_admit_exactly_the_limit(store):
+    barrier = threading.Barrier(100)
+
+    def fire(_):
+        barrier.wait()
+        return store.hit("ws_a", NOW, 60, 30)[0]
+
+    with ThreadPoolExecutor(max_workers=100) as pool:
+        admitted = list(pool.map(fire, range(100)))
+    assert sum(admitted) == 30
+    assert store.peek("ws_a", NOW, 60)[0] == 30
+
+
+_WORKER = """
+import sys, threading, time
+from fanout.ratelimit import RedisStore, open_store
+url, prefix, now, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+store = RedisStore(url, prefix=prefix) if url.startswith("redis") else open_store(url)
+results = []
+def fire():
+    while time.time() < start_at:
+        time.sleep(0.001)
+    try:
+        results.append(int(store.hit("ws_a", now, 60, 30)[0]))
+    except Exception as e:
+        results.append(repr(e))
+threads = [threading.Thread(target=fire) for _ in range(50)]
+for t in threads: t.start()
+for t in threads: t.join()
+store.close()
+errors = [r for r in results if not isinstance(r, int)]
+print(sum(r for r in results if isinstance(r, int)), len(errors), errors[:1])
+"""
+
+
+def test_concurrent_processes_admit_exactly_the_limit(store_url):
+    # Both processes wait for one instant, so their 50 threads each really overlap.
+    start_at = str(time.time() + 1.5)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, store_url, PREFIX, str(NOW), start_at],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        )
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=30) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    admitted = [int(out.split()[0]) for out, _ in outputs]
+    assert [out.split()[1] for out, _ in outputs] == ["0", "0"], outputs
+    assert sum(admitted) == 30
+
+
+# --- failures and construction -------------------------------------------------------------
+
+def test_unreachable_redis_raises_limiter_unavailable_quickly_without_password():
+    store = RedisStore("redis://:s3cret@127.0.0.1:1/0")
+    started = time.monotonic()
+    with pytest.raises(LimiterUnavailable) as caught:
+        store.hit("ws_a", NOW, 60, 30)
+    store.close()
+    assert time.monotonic() - started < 3
+    assert "s3cret" not in str(caught.value)
+    assert "127.0.0.1:1" in str(caught.value)
+
+
+def test_sqlite_locked_past_its_timeout_raises_limiter_unavailable(tmp_path):
+    path = str(tmp_path / "ratelimit.db")
+    store = SqliteStore(path, timeout=0.2)
+    store.hit("ws_a", NOW, 60, 30)  # creates the file and table
+    import sqlite3
+
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(LimiterUnavailable, match="locked"):
+            store.hit("ws_a", NOW, 60, 30)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        store.close()
+
+
+def test_open_store_chooses_by_scheme(tmp_path):
+    sqlite_store = open_store(f"sqlite:///{tmp_path / 'r.db'}")
+    redis_store = open_store("rediss://:s3cret@127.0.0.1:1/0")
+    assert isinstance(sqlite_store, SqliteStore) and isinstance(redis_store, RedisStore)
+    sqlite_store.close()
+    redis_store.close()
+
+
+@pytest.mark.parametrize("url", ["postgresql://u:s3cret@db/x", "sqlite:///", "sqlite:///:memory:", "memory://"])
+def test_open_store_rejects_other_urls_without_the_password(url):
+    with pytest.raises(ValueError) as caught:
+        open_store(url)
+    assert "s3cret" not in str(caught.value)

@@ -373,10 +373,8 @@ class _WatchedHTTPSConnection(_Watched, HTTPSConnection):
     pass
 
 
-class _PinnedHTTPPool(HTTPConnectionPool):
+class _Pinned:
     """A pool whose host is the checked address, never a name urllib3 would resolve."""
-
-    ConnectionCls = _WatchedHTTPConnection
 
     def __init__(self, address: str, port: int, *, attempt: _Attempt, **kwargs) -> None:
         ipaddress.ip_address(address.partition("%")[0])  # a name here would be resolved again
@@ -389,18 +387,12 @@ class _PinnedHTTPPool(HTTPConnectionPool):
         return conn
 
 
-class _PinnedHTTPSPool(HTTPSConnectionPool):
+class _PinnedHTTPPool(_Pinned, HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _PinnedHTTPSPool(_Pinned, HTTPSConnectionPool):
     ConnectionCls = _WatchedHTTPSConnection
-
-    def __init__(self, address: str, port: int, *, attempt: _Attempt, **kwargs) -> None:
-        ipaddress.ip_address(address.partition("%")[0])
-        super().__init__(address, port, **kwargs)
-        self.attempt = attempt
-
-    def _new_conn(self) -> HTTPConnection:
-        conn = super()._new_conn()
-        conn.attempt = self.attempt  # type: ignore[attr-defined]
-        return conn
 
 
 class _PinnedAdapter(HTTPAdapter):

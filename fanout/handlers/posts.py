@@ -58,8 +58,11 @@ def get_post(id, token_info):
 def list_posts(token_info, limit=20, cursor=None, status=None, platform=None):
     rt = runtime.current()
     workspace_id = token_info["workspace_id"]
-    after = cursors.decode(rt.keyring, workspace_id, cursor) if cursor is not None else None
+    after = cursors.after(rt.keyring, workspace_id, cursor)
     posts, has_more = _list_posts(workspace_id, limit=limit, after=after, status=status, platform=platform)
     targets = targets_of([p.id for p in posts])
-    next_cursor = cursors.encode(rt.keyring, workspace_id, posts[-1].created_at, posts[-1].id) if has_more else None
-    return {"data": [post_summary(p, targets[p.id]) for p in posts], "next_cursor": next_cursor, "has_more": has_more}, 200
+    return {
+        "data": [post_summary(p, targets[p.id]) for p in posts],
+        "next_cursor": cursors.next_cursor(rt.keyring, workspace_id, posts, has_more),
+        "has_more": has_more,
+    }, 200

@@ -51,12 +51,10 @@ def list_deliveries(id, token_info, limit=20, cursor=None):
     rt = runtime.current()
     workspace_id = token_info["workspace_id"]
     webhooks.get_webhook(workspace_id, id)  # 404 unless it is this workspace's
-    after = cursors.decode(rt.keyring, workspace_id, cursor) if cursor is not None else None
-    rows, has_more = deliveries.page(id, limit=limit, after=after)
+    rows, has_more = deliveries.page(id, limit=limit, after=cursors.after(rt.keyring, workspace_id, cursor))
     attempts = deliveries.attempts_of([d.id for d in rows])
-    next_cursor = cursors.encode(rt.keyring, workspace_id, rows[-1].created_at, rows[-1].id) if has_more else None
     return {
         "data": [deliveries.delivery_view(d, attempts[d.id]) for d in rows],
-        "next_cursor": next_cursor,
+        "next_cursor": cursors.next_cursor(rt.keyring, workspace_id, rows, has_more),
         "has_more": has_more,
     }, 200

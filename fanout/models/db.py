@@ -64,6 +64,15 @@ def write_transaction():
     return db.atomic("IMMEDIATE") if is_sqlite() else db.atomic()
 
 
+def children_of(model, parent_field, parent_ids: list, order) -> dict:
+    """Rows of `model` for several parents in one query: {parent id: [rows in `order`]}."""
+    grouped: dict = {pid: [] for pid in parent_ids}
+    if parent_ids:
+        for row in model.select().where(parent_field.in_(parent_ids)).order_by(parent_field, order):
+            grouped[getattr(row, f"{parent_field.name}_id")].append(row)
+    return grouped
+
+
 def locked(query):
     """SELECT ... FOR UPDATE where the database has row locks (SQLite's IMMEDIATE lock covers it)."""
     return query.for_update() if db.for_update else query

@@ -120,13 +120,14 @@ def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:
 def reclaim_expired(now: _dt.datetime) -> list[str]:
     """processing targets whose lease ran out (their worker died) -> pending again."""
     with write_transaction():
-        stale = [t.id for t in Target.select(Target.id).where(
-            (Target.status == "processing") & (Target.lease_expires_at < now))]
+        rows = list(Target.select(Target.id, Target.post).where(
+            (Target.status == "processing") & (Target.lease_expires_at < now)))
+        stale = [t.id for t in rows]
         if stale:
             Target.update(status="pending", lease_expires_at=None, updated_at=now).where(
                 Target.id.in_(stale) & (Target.status == "processing") & (Target.lease_expires_at < now)
             ).execute()
-            for post_id in {t.post_id for t in Target.select(Target.post).where(Target.id.in_(stale))}:
+            for post_id in {t.post_id for t in rows}:
                 _rederive(post_id)
     return stale
 

@@ -6,7 +6,7 @@ import json
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple
 
 from ..times import isoformat
-from .db import BaseModel
+from .db import BaseModel, children_of
 from .errors import NotFound
 from .workspace import Workspace
 
@@ -124,11 +124,7 @@ def post_summary(post: Post, targets: list[Target]) -> dict:
 
 def targets_of(post_ids: list[str]) -> dict[str, list[Target]]:
     """Targets of several posts in one query, each post's in position order."""
-    grouped: dict[str, list[Target]] = {pid: [] for pid in post_ids}
-    if post_ids:
-        for target in Target.select().where(Target.post.in_(post_ids)).order_by(Target.post, Target.position):
-            grouped[target.post_id].append(target)
-    return grouped
+    return children_of(Target, Target.post, post_ids, Target.position)
 
 
 def get_post(workspace_id: str, post_id: str) -> tuple[Post, list[Target]]:

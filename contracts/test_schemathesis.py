@@ -5,7 +5,7 @@ Stateful (`test_stateful`): the state machine built from the OpenAPI links
 (webhook create -> get -> delete -> get 404; accounts list -> disconnect).
 
 The app is built per test from the fixtures of tests/conftest.py (its own SQLite file,
-a fixed clock, a fake resolver), so the schema comes from a fixture
+a test clock, a fake resolver), so the schema comes from a fixture
 (`schemathesis.pytest.from_fixture`) and authentication is an auth provider registered on
 that schema (`@schema.auth()`), never headers passed by hand: Schemathesis cannot tell
 hand-made headers from generated ones, which gives false `ignored_auth` failures
@@ -22,7 +22,7 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
-from tests.conftest import connect_sandbox_account
+from tests.conftest import connect_sandbox_account, workspace_with_key
 
 SEED = 20261122
 
@@ -104,8 +104,14 @@ def reset_workspace(client, key: str) -> None:
 
 
 @pytest.fixture
-def api_schema(app, client, sandbox_key):
-    """The spec as the app serves it, with the sandbox key as bearer auth."""
+def api_schema(app, client, sandbox_key, clock):
+    """The spec as the app serves it, with the sandbox key as bearer auth.
+
+    The test clock moves a second before every generated request: a client sending 60
+    requests a minute, well within the PRO plan's 300, so the rate limiter (on, as in
+    production) lets the run reach the logic behind every operation. Its 429 is held to
+    the spec by test_every_operation_documents_its_429 below.
+    """
     reset_workspace(client, sandbox_key)
     # Built in code, not discovered: contracts/schemathesis.toml belongs to the CLI run and
     # reads its key from the environment.
@@ -117,6 +123,7 @@ def api_schema(app, client, sandbox_key):
             return sandbox_key
 
         def set(self, case, data, ctx):
+            clock.advance(seconds=1)
             case.headers = {**(case.headers or {}), **bearer(data)}
 
     return schema
@@ -143,9 +150,10 @@ def test_every_check_is_on(api_schema):
             assert not off, f"{operation.label} ({phase}): {off} turned off"
 
 
-def test_stateful(api_schema, client, sandbox_key):
+def test_stateful(api_schema, client, sandbox_key, clock):
     class Workflow(api_schema.as_state_machine()):
         def setup(self):
+            clock.advance(seconds=10)  # the reset's own requests, a pause between scenarios
             reset_workspace(client, sandbox_key)
 
     Workflow.TestCase.settings = hypothesis.settings(
@@ -156,3 +164,26 @@ def test_stateful(api_schema, client, sandbox_key):
         database=None,
     )
     Workflow.TestCase().runTest()
+
+
+@pytest.fixture
+def free_auth(rt) -> dict:
+    """A key of a FREE workspace: 30 requests a minute."""
+    return workspace_with_key(rt, "FREE", "Small")[1]
+
+
+def test_every_operation_documents_its_429(api_schema, client, free_auth):
+    """Once a workspace has used its minute, every operation answers the 429 the spec documents.
+
+    The limiter runs before validation, so any request of the workspace gets it: the cases
+    carry the least each operation needs to be routed (path parameters).
+    """
+    for _ in range(30):
+        assert client.get("/v1/accounts", headers=free_auth).status_code == 200
+    for result in api_schema.get_all_operations():
+        operation = result.ok()
+        path_parameters = {p.name: "x" for p in operation.path_parameters}
+        case = operation.Case(path_parameters=path_parameters, headers=free_auth)
+        response = case.call()
+        assert response.status_code == 429, (operation.label, response.text)
+        case.validate_response(response)

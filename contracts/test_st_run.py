@@ -39,7 +39,7 @@ def connect_sandbox_accounts(base_url: str, key: str, count: int) -> None:
 
 
 def test_st_run_against_a_real_server(cli, server, tmp_path):
-    workspace = cli.json("workspace", "create", "Contract", "--plan", "PRO")
+    workspace = cli.json("workspace", "create", "Contract", "--plan", "BUSINESS")
     key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
     connect_sandbox_accounts(server.url, key, ACCOUNTS)
 
@@ -53,6 +53,7 @@ def test_st_run_against_a_real_server(cli, server, tmp_path):
         "--seed", str(SETTINGS["seed"]),
         "--max-examples", str(SETTINGS["generation"]["max-examples"]),
         "--generation-database", "none",
+        "--rate-limit", SETTINGS["rate-limit"],
         "--report", "junit", "--report-dir", str(tmp_path / "schemathesis-report"),
         "--no-color",
     ]

@@ -16,10 +16,12 @@ from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, sandbox_pages
 from .models import bind, open_database
+from .ratelimit import Limiter, open_store
 from .requestlog import RequestIdMiddleware
 from .settings import Settings
 from .outbound import Outbound
 from .tasks import make_queue, register
+from .throttle import RateLimitHeaders, RateLimitMiddleware, Throttle
 from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,8 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     rt.tasks = register(rt.queue)
     if rt.outbound is None:
         rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
+    if rt.throttle is None:
+        rt.throttle = Throttle(Limiter(open_store(settings.limiter_url), clock=rt.clock), clock=rt.clock)
     return _runtime.install(rt)
 
 
@@ -62,6 +66,9 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)
     app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION)
+    app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_EXCEPTION)
+    app.add_middleware(RateLimitMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
+    app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_CONTEXT)
     for path, endpoint in connect_pages.ROUTES + sandbox_pages.ROUTES:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
     return app

@@ -61,10 +61,6 @@ class Store(Protocol):
         """
         ...
 
-    def peek(self, key: str, now: float, window: float) -> tuple[int, float | None]:
-        """(hits in the window, oldest hit in the window or None), recording nothing."""
-        ...
-
     def close(self) -> None: ...
 
 
@@ -177,16 +173,6 @@ class SqliteStore:
             raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
         return admitted, count, None if oldest is None else oldest / 1000
 
-    def peek(self, key: str, now: float, window: float) -> tuple[int, float | None]:
-        try:
-            count, oldest = self._connection().execute(
-                "SELECT COUNT(*), MIN(ts) FROM ratelimit_hits WHERE key = ? AND ts > ?",
-                (key, _ms(now) - _ms(window)),
-            ).fetchone()
-        except sqlite3.Error as e:
-            raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
-        return count, None if oldest is None else oldest / 1000
-
     def close(self) -> None:
         with self._lock:
             connections, self._connections = self._connections, []
@@ -246,17 +232,6 @@ class RedisStore:
             raise self._unavailable(e) from e
         return bool(admitted), int(count), None if oldest is None else int(float(oldest)) / 1000
 
-    def peek(self, key: str, now: float, window: float) -> tuple[int, float | None]:
-        low = f"({_ms(now) - _ms(window)}"  # exclusive: a hit exactly one window old has left
-        try:
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.zcount(self.prefix + key, low, "+inf")
-            pipe.zrangebyscore(self.prefix + key, low, "+inf", start=0, num=1, withscores=True)
-            count, first = pipe.execute()
-        except self._errors as e:
-            raise self._unavailable(e) from e
-        return int(count), (int(first[0][1]) / 1000 if first else None)
-
     def close(self) -> None:
         self._redis.close()
 
@@ -300,19 +275,10 @@ class Limiter:
         # window is empty within WINDOW seconds (an upper bound, not exact).
         return Decision(False, limit, 0, retry_after, max(WINDOW, retry_after))
 
-    def usage(self, key: str, limit: int) -> tuple[int, int]:
-        """(requests counted in the window, whole seconds until the oldest of them leaves it).
 
-        The second value is 0 when the window is empty; it is when one more unit frees up.
-        """
-        # `limit` is not needed to count; it is taken so callers pass what they pass to hit().
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, not {limit}")
-        now_ms = to_epoch_ms(self.clock())
-        count, oldest = self.store.peek(key, now_ms / 1000, WINDOW)
-        if oldest is None:
-            return 0, 0
-        return count, max(0, _ceil_seconds(_ms(oldest) + WINDOW * 1000 - now_ms))
+def policy(limit: int) -> str:
+    """The `RateLimit-Policy` value: `limit` requests per sliding window."""
+    return f'"{POLICY}";q={limit};w={WINDOW}'
 
 
 def headers(decision: Decision) -> dict[str, str]:
@@ -324,7 +290,7 @@ def headers(decision: Decision) -> dict[str, str]:
     """
     t = decision.retry_after if not decision.allowed else decision.reset
     fields = {
-        "RateLimit-Policy": f'"{POLICY}";q={decision.limit};w={WINDOW}',
+        "RateLimit-Policy": policy(decision.limit),
         "RateLimit": f'"{POLICY}";r={decision.remaining};t={t}',
     }
     if not decision.allowed:

@@ -28,9 +28,11 @@ class Runtime:
     clock: Callable[[], _dt.datetime] = utcnow
     randbytes: Callable[[int], bytes] = field(default=os.urandom)
     resolve: Resolver = resolve_host
-    # Set by boot(): the registered tasks of `queue` and the guarded outbound HTTP client.
+    # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client and
+    # the requests-per-minute counter (a fanout.throttle.Throttle).
     tasks: Any = None
     outbound: Any = None
+    throttle: Any = None
 
     def now(self) -> _dt.datetime:
         return self.clock()

@@ -19,6 +19,8 @@ class Settings:
     queue_url: str
     base_url: str
     connect_url: str
+    # Where requests per minute are counted: shared by every API process (see _limiter_url).
+    limiter_url: str
     secret_key: str | None = None
     insecure_urls: bool = False
     # Seconds after the previous attempt (SPEC.md section 6): 1 min, 5 min, 30 min, 2 h, 6 h.
@@ -36,10 +38,11 @@ class Settings:
         data_dir = Path(env.get("FANOUT_DATA_DIR") or "./var").expanduser().resolve()
         base_url = _http_url("FANOUT_BASE_URL", env.get("FANOUT_BASE_URL") or "http://127.0.0.1:8000")
         connect_url = _http_url("FANOUT_CONNECT_URL", env.get("FANOUT_CONNECT_URL") or base_url)
+        queue_url = _queue_url(env.get("FANOUT_QUEUE_URL") or f"sqlite:///{data_dir / 'queue.db'}")
         return cls(
             data_dir=data_dir,
             database_url=_database_url(env.get("FANOUT_DATABASE_URL") or f"sqlite:///{data_dir / 'fanout.db'}"),
-            queue_url=_queue_url(env.get("FANOUT_QUEUE_URL") or f"sqlite:///{data_dir / 'queue.db'}"),
+            queue_url=queue_url,
             base_url=base_url,
             connect_url=connect_url,
             secret_key=env.get("FANOUT_SECRET_KEY") or None,
@@ -47,6 +50,7 @@ class Settings:
             webhook_retry_schedule=_schedule(env.get("FANOUT_WEBHOOK_RETRY_SCHEDULE", "")),
             publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
+            limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -130,15 +134,33 @@ def _database_url(value: str) -> str:
     raise SettingsError(f"FANOUT_DATABASE_URL must start with sqlite:/// or postgresql://, not {value!r}")
 
 
-def _queue_url(value: str) -> str:
+def _shared_store_url(name: str, value: str, example_file: str) -> str:
+    """A SQLite file or a Redis URL: a store every process reaches, never one in memory."""
     parts = _split(value)
     scheme = parts.scheme if parts else None
     if scheme == "sqlite" and value.startswith("sqlite:///") and value != "sqlite:///" and ":memory:" not in value:
-        # A queue in memory would not be shared between the API and the worker.
         return value
     if scheme in ("redis", "rediss"):
         return value
-    raise SettingsError(f"FANOUT_QUEUE_URL must be sqlite:///path/to/queue.db or redis://host:6379/0, not {value!r}")
+    raise SettingsError(f"{name} must be sqlite:///path/to/{example_file} or redis://host:6379/0, not {value!r}")
+
+
+def _queue_url(value: str) -> str:
+    # Shared between the API and the worker.
+    return _shared_store_url("FANOUT_QUEUE_URL", value, "queue.db")
+
+
+def _limiter_url(value: str, queue_url: str, data_dir: Path) -> str:
+    """FANOUT_LIMITER_URL, else the queue's Redis, else a SQLite file in the data folder.
+
+    Every API process must count in the same place, so the default follows the queue: on
+    Redis when the queue is (several machines), in the data folder otherwise (one machine).
+    """
+    if value.strip():
+        return _shared_store_url("FANOUT_LIMITER_URL", value, "limiter.db")
+    if queue_url.startswith(("redis://", "rediss://")):
+        return queue_url
+    return f"sqlite:///{data_dir / 'limiter.db'}"
 
 
 def sqlite_path(url: str) -> Path:

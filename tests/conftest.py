@@ -98,6 +98,7 @@ def settings(tmp_path) -> Settings:
         data_dir=tmp_path,
         database_url=EXTERNAL_DATABASE_URL or f"sqlite:///{tmp_path / 'fanout.db'}",
         queue_url=EXTERNAL_QUEUE_URL or f"sqlite:///{tmp_path / 'queue.db'}",
+        limiter_url=EXTERNAL_QUEUE_URL or f"sqlite:///{tmp_path / 'limiter.db'}",
         base_url="http://testserver",
         connect_url="http://connect.testserver",
         secret_key=TEST_SECRET_KEY,
@@ -171,12 +172,26 @@ def auth(sandbox_key) -> dict:
     return {"Authorization": f"Bearer {sandbox_key}"}
 
 
+def workspace_with_key(rt, plan: str, name: str = "Other"):
+    """A new workspace on `plan` and the headers of a sandbox key of it."""
+    with db.connection_context():
+        ws = create_workspace(rt, name, plan)
+    return ws, {"Authorization": f"Bearer {make_key(rt, ws.id, 'sandbox')}"}
+
+
 @pytest.fixture
 def other_auth(rt) -> dict:
     """Headers of a key of a second workspace, to show what one workspace cannot see of another."""
-    with db.connection_context():
-        other = create_workspace(rt, "Other")
-    return {"Authorization": f"Bearer {make_key(rt, other.id, 'sandbox')}"}
+    return workspace_with_key(rt, "FREE")[1]
+
+
+def parse_sf_list(value: str) -> list[tuple[str, dict]]:
+    """An RFC 9651 structured-field List, as (item value, parameters) pairs."""
+    import http_sfv
+
+    parsed = http_sfv.List()
+    parsed.parse(value.encode("ascii"))
+    return [(item.value, dict(item.params)) for item in parsed]
 
 
 def run_queue(rt, clock) -> int:
@@ -232,6 +247,7 @@ def process_env(tmp_path, rt) -> dict:
         FANOUT_DATA_DIR=str(tmp_path),
         FANOUT_DATABASE_URL=rt.settings.database_url,
         FANOUT_QUEUE_URL=rt.settings.queue_url,
+        FANOUT_LIMITER_URL=rt.settings.limiter_url,
         FANOUT_SECRET_KEY=TEST_SECRET_KEY,
         PYTHONUNBUFFERED="1",
     )

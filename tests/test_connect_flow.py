@@ -5,9 +5,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from fanout.models import ConnectSession, db
-from fanout.models.workspace import create_workspace, set_plan
+from fanout.models.workspace import set_plan
 
-from .conftest import connect_sandbox_account, make_key, open_connect_url
+from .conftest import connect_sandbox_account, open_connect_url, workspace_with_key
 
 
 def start(client, headers, platform="x", **body):
@@ -155,9 +155,7 @@ def test_confirmation_page_escapes_what_it_is_given(client):
 
 @pytest.fixture
 def free_auth(rt):
-    with db.connection_context():
-        ws = create_workspace(rt, "Small", "FREE")
-    return ws, {"Authorization": f"Bearer {make_key(rt, ws.id, 'sandbox')}"}
+    return workspace_with_key(rt, "FREE", "Small")
 
 
 def test_connect_is_refused_at_the_account_cap(client, free_auth):

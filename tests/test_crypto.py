@@ -22,6 +22,7 @@ def make_settings(data_dir: Path, secret_key: str | None = None) -> Settings:
         data_dir=data_dir,
         database_url=f"sqlite:///{data_dir / 'fanout.db'}",
         queue_url=f"sqlite:///{data_dir / 'queue.db'}",
+        limiter_url=f"sqlite:///{data_dir / 'limiter.db'}",
         base_url="http://127.0.0.1:8000",
         connect_url="http://127.0.0.1:8000",
         secret_key=secret_key,

@@ -5,17 +5,15 @@ import pytest
 
 from fanout.models import db
 from fanout.models.usage import posts_this_month
-from fanout.models.workspace import create_workspace, set_plan
+from fanout.models.workspace import set_plan
 
-from .conftest import connect_sandbox_account, make_key
+from .conftest import connect_sandbox_account, make_key, workspace_with_key
 
 
 @pytest.fixture
 def free(rt, client):
     """A FREE workspace (30 posts a month) with a sandbox key and one account per platform it needs."""
-    with db.connection_context():
-        ws = create_workspace(rt, "Small", "FREE")
-    headers = {"Authorization": f"Bearer {make_key(rt, ws.id, 'sandbox')}"}
+    ws, headers = workspace_with_key(rt, "FREE", "Small")
     connect_sandbox_account(client, headers, "x")
     connect_sandbox_account(client, headers, "threads")
     return ws, headers
@@ -30,9 +28,11 @@ def used(ws, clock) -> int:
         return posts_this_month(ws.id, clock.now)
 
 
-def fill(client, headers, count):
+def fill(client, headers, count, clock):
+    """`count` uploads three seconds apart: 20 a minute, within the FREE plan's 30 requests."""
     for _ in range(count):
         assert upload(client, headers).status_code == 201
+        clock.advance(seconds=3)
 
 
 def test_each_post_counts_one_whatever_its_targets(client, free, clock):
@@ -42,9 +42,9 @@ def test_each_post_counts_one_whatever_its_targets(client, free, clock):
     assert used(ws, clock) == 2
 
 
-def test_past_the_cap_upload_is_403(client, free):
+def test_past_the_cap_upload_is_403(client, free, clock):
     _, headers = free
-    fill(client, headers, 30)
+    fill(client, headers, 30, clock)
     answer = upload(client, headers)
     assert answer.status_code == 403
     assert answer.json()["error"]["code"] == "plan_limit_exceeded"
@@ -70,30 +70,30 @@ def test_requests_that_fail_count_nothing(client, free, clock):
 
 def test_refused_at_the_cap_counts_nothing_more(client, free, clock):
     ws, headers = free
-    fill(client, headers, 30)
+    fill(client, headers, 30, clock)
     upload(client, headers)
     assert used(ws, clock) == 30
 
 
 def test_the_count_starts_again_on_the_first_of_the_month_utc(client, free, clock):
     ws, headers = free
-    clock.now = dt.datetime(2026, 11, 30, 23, 59, 59)
-    fill(client, headers, 30)
+    clock.now = dt.datetime(2026, 11, 30, 23, 57, 0)
+    fill(client, headers, 30, clock)
     assert upload(client, headers).status_code == 403
     clock.now = dt.datetime(2026, 12, 1, 0, 0, 0)
     assert upload(client, headers).status_code == 201
     assert used(ws, clock) == 1
 
 
-def test_upgrading_raises_the_cap_at_once(client, free):
+def test_upgrading_raises_the_cap_at_once(client, free, clock):
     ws, headers = free
-    fill(client, headers, 30)
+    fill(client, headers, 30, clock)
     with db.connection_context():
         set_plan(ws.id, "STARTER")
     assert upload(client, headers).status_code == 201
 
 
-def test_a_request_failing_validation_at_the_cap_still_gets_its_own_error(client, free):
+def test_a_request_failing_validation_at_the_cap_still_gets_its_own_error(client, free, clock):
     _, headers = free
-    fill(client, headers, 30)
+    fill(client, headers, 30, clock)
     assert upload(client, headers, platforms=["tiktok"]).status_code == 422

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -27,11 +26,12 @@ from fanout.ratelimit import (
     open_store,
 )
 
+from .conftest import parse_sf_list
+
 REDIS_URL = "redis://127.0.0.1:6379/14"
 PREFIX = "fanout-test:ratelimit:"
 ROOT = Path(__file__).resolve().parent.parent
 NOW = 1_795_000_000.0  # epoch seconds for store-level tests
-LATER = 2_000_000_000.0  # after anything the fake clock reaches
 
 
 def _redis_or_skip() -> None:
@@ -141,50 +141,14 @@ def test_window_slides(limiter, clock):
     assert [d.allowed for d in _burst(limiter, "ws_a", 10, 6)] == [True] * 5 + [False]
 
 
-def test_usage_reports_the_hits_in_the_window(limiter, store, clock):
-    assert limiter.usage("ws_a", 10) == (0, 0)
-    limiter.hit("ws_a", 10)
-    clock.advance(seconds=15)
-    _burst(limiter, "ws_a", 10, 2)
-    clock.advance(seconds=0.25)
-    assert limiter.usage("ws_a", 10) == (3, 45)  # the first hit leaves 44.75 s from now
-    assert store.peek("ws_a", LATER, 60) == (0, None)  # a long way after: nothing in the window
-    clock.advance(seconds=44.75)
-    assert limiter.usage("ws_a", 10) == (2, 15)
-
-
 # --- headers -------------------------------------------------------------------------------
-
-try:
-    import http_sfv
-except ImportError:  # pragma: no cover - fallback when http_sfv is not installed
-    http_sfv = None
-
-_ITEM = re.compile(r'^"([^"\\]*)"((?:;[a-z*][a-z0-9_.*-]*=-?\d{1,15})*)$')
-
-
-def _parse_list(value: str) -> list[tuple[str, dict[str, int]]]:
-    """An RFC 9651 List of string Items with integer parameters."""
-    if http_sfv is not None:
-        parsed = http_sfv.List()
-        parsed.parse(value.encode("ascii"))
-        return [(item.value, dict(item.params)) for item in parsed]
-    # Fallback: a regex for exactly the shape we emit, stricter than the RFC.
-    items = []
-    for member in value.split(","):
-        match = _ITEM.match(member.strip())
-        assert match, f"not a structured field list member: {member!r}"
-        params = dict(p.split("=") for p in match.group(2).split(";")[1:])
-        items.append((match.group(1), {k: int(v) for k, v in params.items()}))
-    return items
-
 
 def test_headers_parse_as_structured_fields(limiter):
     remaining = []
     for decision in _burst(limiter, "ws_a", 4, 6):
         fields = headers(decision)
-        assert _parse_list(fields["RateLimit-Policy"]) == [("default", {"q": 4, "w": 60})]
-        [(name, params)] = _parse_list(fields["RateLimit"])
+        assert parse_sf_list(fields["RateLimit-Policy"]) == [("default", {"q": 4, "w": 60})]
+        [(name, params)] = parse_sf_list(fields["RateLimit"])
         assert name == "default" and set(params) == {"r", "t"}
         remaining.append(params["r"])
         if decision.allowed:
@@ -217,7 +181,7 @@ def test_concurrent_threads_admit_exactly_the_limit(store):
     with ThreadPoolExecutor(max_workers=100) as pool:
         admitted = list(pool.map(fire, range(100)))
     assert sum(admitted) == 30
-    assert store.peek("ws_a", NOW, 60)[0] == 30
+    assert store.hit("ws_a", NOW, 60, 30)[:2] == (False, 30)  # 30 recorded, not one more
 
 
 _WORKER = """

@@ -12,7 +12,14 @@ def _lookup(token: str) -> dict | None:
         key = find_key(token)
     if key is None:
         return None
-    return {"sub": key.workspace_id, "workspace_id": key.workspace_id, "key_id": key.id, "mode": key.mode}
+    return {
+        "sub": key.workspace_id,
+        "workspace_id": key.workspace_id,
+        "key_id": key.id,
+        "mode": key.mode,
+        # Read on every request, never cached: a plan change applies to the next request.
+        "plan": key.workspace.plan,
+    }
 
 
 async def authenticate(token: str) -> dict | None:

@@ -45,10 +45,13 @@ def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None
     return list(query.order_by(Account.created_at.desc(), Account.id.desc()))
 
 
+def count_accounts(workspace_id: str) -> int:
+    """What the account cap counts: every account, whatever its status (DECISIONS.md)."""
+    return Account.select().where(Account.workspace == workspace_id).count()
+
+
 def check_account_cap(workspace: Workspace) -> None:
-    """Every account counts, whatever its status (DECISIONS.md)."""
-    count = Account.select().where(Account.workspace == workspace).count()
-    if count >= workspace.limits.accounts:
+    if count_accounts(workspace.id) >= workspace.limits.accounts:
         raise PlanLimitExceeded(
             f"the {workspace.plan} plan allows {workspace.limits.accounts} connected accounts; "
             "disconnect one or upgrade the plan"

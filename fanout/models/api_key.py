@@ -29,6 +29,11 @@ class ApiKey(BaseModel):
         return apikeys.display_prefix(self.mode, self.lookup)
 
 
+def count_active_keys(workspace_id: str) -> int:
+    """What the key cap counts: keys not revoked."""
+    return ApiKey.select().where((ApiKey.workspace == workspace_id) & ApiKey.revoked_at.is_null()).count()
+
+
 def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
     """A new key and its string, which is never stored and so can be shown only now."""
     if mode not in apikeys.PREFIXES:
@@ -39,8 +44,7 @@ def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
         workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
         if workspace is None:
             raise NotFound(f"no workspace {workspace_id}")
-        active = ApiKey.select().where((ApiKey.workspace == workspace) & ApiKey.revoked_at.is_null()).count()
-        if active >= workspace.limits.keys:
+        if count_active_keys(workspace.id) >= workspace.limits.keys:
             raise PlanLimitExceeded(
                 f"the {workspace.plan} plan allows {workspace.limits.keys} active API key(s); "
                 "revoke one or upgrade the plan"
@@ -58,11 +62,19 @@ def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
 
 
 def find_key(key_string: str) -> ApiKey | None:
-    """The active key this string names, or None (malformed, unknown, revoked, wrong secret)."""
+    """The active key this string names, or None (malformed, unknown, revoked, wrong secret).
+
+    Its workspace comes in the same query: every request needs the plan for the rate limit.
+    """
     parts = apikeys.parse(key_string)
     if parts is None:
         return None
-    key = ApiKey.get_or_none((ApiKey.lookup == parts.lookup) & ApiKey.revoked_at.is_null())
+    key = (
+        ApiKey.select(ApiKey, Workspace)
+        .join(Workspace)
+        .where((ApiKey.lookup == parts.lookup) & ApiKey.revoked_at.is_null())
+        .first()
+    )
     if key is None or key.mode != parts.mode:
         # Still compare, so an unknown lookup id costs what a wrong secret costs.
         apikeys.secret_matches(os.urandom(16), parts.secret, "0" * 64)

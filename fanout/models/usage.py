@@ -24,6 +24,13 @@ def month_of(now: _dt.datetime) -> str:
     return now.strftime("%Y-%m")
 
 
+def next_month_start(now: _dt.datetime) -> _dt.datetime:
+    """When the monthly post count starts again from zero: the next 1st, 00:00 UTC."""
+    if now.month == 12:
+        return _dt.datetime(now.year + 1, 1, 1)
+    return _dt.datetime(now.year, now.month + 1, 1)
+
+
 def posts_this_month(workspace_id: str, now: _dt.datetime) -> int:
     row = MonthlyUsage.get_or_none((MonthlyUsage.workspace == workspace_id) & (MonthlyUsage.month == month_of(now)))
     return row.posts if row else 0

@@ -12,8 +12,12 @@ hand-made headers from generated ones, which gives false `ignored_auth` failures
 (reference/reliability.md 7.4, schemathesis#2846).
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
-The one check configured differently is `positive_data_acceptance` for
-`create_webhook`, below, with the reason.
+The one check configured differently is `positive_data_acceptance`, for a few
+operations below, each with its reason.
+
+The rate limiter is on, as in production: the generated requests come a second apart on
+the test clock, and `test_every_operation_documents_its_429` holds the 429 every
+operation answers past the limit to the spec.
 """
 from __future__ import annotations
 

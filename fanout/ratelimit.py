@@ -49,8 +49,15 @@ class Decision:
     remaining: int
     # Whole seconds >= 1 when refused: waiting exactly this long is enough. 0 when allowed.
     retry_after: int
-    # Whole seconds until the window holds no hit, so the whole quota is back (>= retry_after).
-    reset: int
+
+    @property
+    def reset(self) -> int:
+        """Whole seconds until the window holds no hit, so the whole quota is back.
+
+        After an admitted hit the newest hit is now, so that is exactly one window. After a
+        refusal the newest hit is at most one window old, so a window is the upper bound.
+        """
+        return WINDOW
 
 
 class Store(Protocol):
@@ -267,13 +274,10 @@ class Limiter:
         admitted, count, oldest = self.store.hit(key, now_ms / 1000, WINDOW, limit)
         if admitted:
             # The hit just recorded is the newest, so the window empties a full window from now.
-            return Decision(True, limit, max(limit - count, 0), 0, WINDOW)
+            return Decision(True, limit, max(limit - count, 0), 0)
         # Refused means `limit` hits lie in the window; the oldest leaving frees one unit.
         wait_ms = _ms(oldest) + WINDOW * 1000 - now_ms if oldest is not None else 0
-        retry_after = max(1, _ceil_seconds(wait_ms))
-        # The store reports only the oldest hit; the newest is at most one window old, so the
-        # window is empty within WINDOW seconds (an upper bound, not exact).
-        return Decision(False, limit, 0, retry_after, max(WINDOW, retry_after))
+        return Decision(False, limit, 0, max(1, _ceil_seconds(wait_ms)))
 
 
 def policy(limit: int) -> str:

@@ -7,6 +7,7 @@ from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, Text
 
 from .db import BaseModel, locked, write_transaction
 from .errors import NotFound, PlanLimitExceeded
+from .lifecycle import fail_pending_targets
 from .workspace import Workspace
 
 STATUSES = ("active", "expired", "revoked")
@@ -115,8 +116,6 @@ def connect_account(
 def disconnect_account(rt, workspace_id: str, account_id: str) -> list[str]:
     """Remove the account and, with its row, its tokens; its targets still pending fail with
     platform_auth_expired (DECISIONS.md). Returns the deliveries to send after commit."""
-    from .lifecycle import fail_pending_targets
-
     with write_transaction():
         deleted = Account.delete().where((Account.id == account_id) & (Account.workspace == workspace_id)).execute()
         if not deleted:

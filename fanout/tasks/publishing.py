@@ -12,6 +12,7 @@ import logging
 from .. import runtime
 from ..models import db
 from ..models.account import Account
+from ..models.deliveries import due
 from ..models.lifecycle import Outcome, claim, reclaim_expired, resolve, waiting
 from ..platforms import sandbox
 
@@ -47,8 +48,6 @@ def publish_target(target_id: str) -> None:
 
 def sweep() -> dict:
     """Take back expired leases, re-enqueue forgotten targets and due deliveries."""
-    from ..models.deliveries import due
-
     rt = runtime.current()
     now = rt.now()
     with db.connection_context():

@@ -26,7 +26,7 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
-from tests.conftest import connect_sandbox_account, workspace_with_key
+from tests.conftest import bearer, connect_sandbox_account, spend
 
 SEED = 20261122
 
@@ -84,10 +84,6 @@ CONFIG = {
         },
     ],
 }
-
-
-def bearer(key: str) -> dict:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def reset_workspace(client, key: str) -> None:
@@ -170,24 +166,34 @@ def test_stateful(api_schema, client, sandbox_key, clock):
     Workflow.TestCase().runTest()
 
 
-@pytest.fixture
-def free_auth(rt) -> dict:
-    """A key of a FREE workspace: 30 requests a minute."""
-    return workspace_with_key(rt, "FREE", "Small")[1]
-
-
-def test_every_operation_documents_its_429(api_schema, client, free_auth):
-    """Once a workspace has used its minute, every operation answers the 429 the spec documents.
-
-    The limiter runs before validation, so any request of the workspace gets it: the cases
-    carry the least each operation needs to be routed (path parameters).
-    """
-    for _ in range(30):
-        assert client.get("/v1/accounts", headers=free_auth).status_code == 200
+def minimal_cases(api_schema, headers: dict, **case_fields):
+    """One case per operation with the least it needs to be routed (path parameters)."""
     for result in api_schema.get_all_operations():
         operation = result.ok()
         path_parameters = {p.name: "x" for p in operation.path_parameters}
-        case = operation.Case(path_parameters=path_parameters, headers=free_auth)
+        yield operation, operation.Case(path_parameters=path_parameters, headers=headers, **case_fields)
+
+
+def test_every_operation_documents_its_429(api_schema, client, free):
+    """Once a workspace has used its minute, every operation answers the 429 the spec documents.
+
+    The limiter runs before validation, so any request of the workspace gets it.
+    """
+    _, headers = free  # 30 requests a minute
+    assert {r.status_code for r in spend(client, headers, 30)} == {200}
+    for operation, case in minimal_cases(api_schema, headers):
         response = case.call()
         assert response.status_code == 429, (operation.label, response.text)
+        case.validate_response(response)
+
+
+def test_every_operation_documents_its_400_for_an_unknown_query_parameter(api_schema, sandbox_key):
+    """Strict validation refuses a query parameter no operation declares, on every operation.
+
+    Generated data never holds undeclared parameters, so the fuzzing runs would not notice
+    an operation that leaves this 400 out of the spec.
+    """
+    for operation, case in minimal_cases(api_schema, bearer(sandbox_key), query={"unexpected": "1"}):
+        response = case.call()
+        assert response.status_code == 400, (operation.label, response.text)
         case.validate_response(response)

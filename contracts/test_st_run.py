@@ -16,9 +16,10 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import requests
+
+from tests.conftest import bearer, connect_on_server
 
 CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 SETTINGS = tomllib.loads(CONFIG.read_text())
@@ -27,14 +28,9 @@ ACCOUNTS = 5  # enough for several list -> disconnect scenarios in the stateful 
 
 def connect_sandbox_accounts(base_url: str, key: str, count: int) -> None:
     """Run the sandbox connect flow `count` times, as an end user's browser would."""
-    headers = {"Authorization": f"Bearer {key}"}
     for platform in ("x", "threads", "instagram", "tiktok", "x")[:count]:
-        started = requests.post(f"{base_url}/v1/accounts/{platform}/connect", headers=headers, json={}, timeout=10)
-        assert started.status_code == 200, started.text
-        connect = urlsplit(started.json()["url"])
-        landed = requests.get(f"{base_url}{connect.path}?{connect.query}", allow_redirects=False, timeout=10)
-        assert landed.status_code == 302, landed.text
-    listed = requests.get(f"{base_url}/v1/accounts", headers=headers, timeout=10).json()["data"]
+        connect_on_server(base_url, bearer(key), platform)
+    listed = requests.get(f"{base_url}/v1/accounts", headers=bearer(key), timeout=10).json()["data"]
     assert len(listed) == count
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import requests
 
 from fanout.app import boot, create_app
 from fanout.models import MODELS, db
@@ -50,11 +51,16 @@ class FakeClock:
 
 @dataclass
 class FakeResolver:
-    """DNS under test control: names map to the addresses given, others do not resolve."""
+    """DNS under test control: names map to the addresses given, others do not resolve.
+
+    `calls` lists the names asked for, in order.
+    """
 
     names: dict = field(default_factory=dict)
+    calls: list = field(default_factory=list)
 
     def __call__(self, host: str) -> list[str]:
+        self.calls.append(host)
         return list(self.names.get(host.lower(), []))
 
 
@@ -172,11 +178,34 @@ def auth(sandbox_key) -> dict:
     return {"Authorization": f"Bearer {sandbox_key}"}
 
 
+def bearer(key: str) -> dict:
+    return {"Authorization": f"Bearer {key}"}
+
+
 def workspace_with_key(rt, plan: str, name: str = "Other"):
     """A new workspace on `plan` and the headers of a sandbox key of it."""
     with db.connection_context():
         ws = create_workspace(rt, name, plan)
-    return ws, {"Authorization": f"Bearer {make_key(rt, ws.id, 'sandbox')}"}
+    return ws, bearer(make_key(rt, ws.id, "sandbox"))
+
+
+@pytest.fixture
+def free(rt):
+    """A FREE workspace (30 requests a minute, 4 accounts, 1 key, 30 posts a month) and its key's headers."""
+    return workspace_with_key(rt, "FREE", "Small")
+
+
+def post_month(client, headers: dict, count: int, clock) -> None:
+    """`count` text posts to x, three seconds apart: 20 requests a minute, within every plan."""
+    for _ in range(count):
+        answer = client.post("/v1/upload", headers=headers, json={"caption": "hi", "platforms": ["x"]})
+        assert answer.status_code == 201, answer.text
+        clock.advance(seconds=3)
+
+
+def spend(client, headers: dict, count: int) -> list:
+    """`count` authenticated requests that do nothing else."""
+    return [client.get("/v1/accounts", headers=headers) for _ in range(count)]
 
 
 @pytest.fixture
@@ -228,6 +257,23 @@ def connect_sandbox_account(client, headers: dict, platform: str = "x") -> dict:
 @pytest.fixture
 def account(client, auth) -> dict:
     return connect_sandbox_account(client, auth, "x")
+
+
+@pytest.fixture
+def accounts(client, auth) -> dict:
+    """One sandbox account on each of x, threads and instagram, by platform."""
+    return {p: connect_sandbox_account(client, auth, p) for p in ("x", "threads", "instagram")}
+
+
+IMAGE = {"url": "https://cdn.example.com/a.jpg", "type": "image"}
+
+
+def upload_post(client, auth, **body) -> dict:
+    """The created post of an upload to the three `accounts` with one image; 201 or it fails."""
+    body = {"caption": "hello", "platforms": ["x", "threads", "instagram"], "media": [IMAGE], **body}
+    answer = client.post("/v1/upload", headers=auth, json=body)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
 
 
 # --- processes ----------------------------------------------------------------------------
@@ -286,8 +332,6 @@ class Server:
 
 
 def start_server(env: dict, log_path: Path, command: str = "api", port: int | None = None) -> Server:
-    import requests
-
     port = port or free_port()
     log_file = open(log_path, "ab")
     proc = subprocess.Popen(
@@ -318,8 +362,47 @@ def stop_server(server: Server) -> None:
 
 
 @pytest.fixture
-def server(process_env, tmp_path):
+def insecure_env(process_env) -> dict:
+    """`process_env` with the local-development setting, so loopback webhook receivers work."""
+    return {**process_env, "FANOUT_INSECURE_URLS": "1"}
+
+
+@pytest.fixture
+def servers(process_env, tmp_path):
+    """Starts `fanout` server processes sharing this test's database; all stop at teardown."""
+    started: list[Server] = []
+
+    def start(command: str = "api", env: dict | None = None) -> Server:
+        srv = start_server(env or process_env, tmp_path / f"{command}-{len(started)}.log", command=command)
+        started.append(srv)
+        return srv
+
+    yield start
+    for srv in started:
+        stop_server(srv)
+
+
+@pytest.fixture
+def server(servers) -> Server:
     """A `fanout api` process on a free loopback port, sharing this test's database."""
-    srv = start_server(process_env, tmp_path / "server.log")
-    yield srv
-    stop_server(srv)
+    return servers()
+
+
+def connect_on_server(base_url: str, headers: dict, platform: str = "x") -> None:
+    """The sandbox connect flow against a real server, as the end user's browser runs it."""
+    started = requests.post(f"{base_url}/v1/accounts/{platform}/connect", headers=headers, json={}, timeout=10)
+    assert started.status_code == 200, started.text
+    link = urlsplit(started.json()["url"])
+    landed = requests.get(f"{base_url}{link.path}?{link.query}", allow_redirects=False, timeout=10)
+    assert landed.status_code == 302, landed.text
+
+
+def wait_for(predicate, seconds: float = 30, what: str = "condition"):
+    """The first truthy value of `predicate`, polled every 0.1 s, or AssertionError."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

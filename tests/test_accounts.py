@@ -1,5 +1,6 @@
 """GET /v1/accounts, DELETE /v1/accounts/{id} (SPEC.md sections 2 and 4)."""
 from fanout.models import Account, db
+from fanout.models.account import connect_account
 
 from .conftest import connect_sandbox_account
 
@@ -39,6 +40,14 @@ def test_list_filters_by_status(client, auth, account):
 def test_list_filters_by_sandbox_flag(client, auth, account):
     assert client.get("/v1/accounts", headers=auth, params={"sandbox": "true"}).json()["data"] == [account]
     assert client.get("/v1/accounts", headers=auth, params={"sandbox": "false"}).json()["data"] == []
+
+
+def test_sandbox_false_lists_the_live_accounts(client, rt, workspace, auth, account):
+    with db.connection_context():
+        live = connect_account(rt, workspace.id, platform="x", sandbox=False, platform_user_id="42",
+                               username="live_x", access_token="token")
+    listed = client.get("/v1/accounts", headers=auth, params={"sandbox": "false"}).json()["data"]
+    assert [(a["id"], a["sandbox"]) for a in listed] == [(live.id, False)]
 
 
 def test_list_rejects_an_unknown_filter_value(client, auth):

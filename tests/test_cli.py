@@ -83,7 +83,10 @@ def test_key_revoke_marks_the_key_revoked(cli):
 def test_failures_exit_1_with_the_error_object(cli, args, code):
     failed = cli(*args, "--json", check=False)
     assert failed.returncode == 1
-    assert json.loads(failed.stdout) == {"error": {"code": code, "message": json.loads(failed.stdout)["error"]["message"]}}
+    body = json.loads(failed.stdout)
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"].strip()
 
 
 def test_a_bad_setting_is_refused_with_a_message_naming_it(cli):

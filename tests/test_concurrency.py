@@ -3,7 +3,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fanout.models import Account, ApiKey, PlanLimitExceeded, db
 from fanout.models.api_key import create_key
-from fanout.models.connect_session import consume_session, start_session
+from fanout.models.connect_session import SessionUnusable, consume_session, start_session
 from fanout.models.workspace import create_workspace
 from fanout.platforms import sandbox
 
@@ -45,8 +45,6 @@ def test_parallel_key_creation_never_passes_the_key_cap(rt):
 
 
 def test_a_session_can_be_consumed_only_once_under_a_race(rt):
-    from fanout.models.connect_session import SessionUnusable
-
     with db.connection_context():
         ws = create_workspace(rt, "Team", "PRO")
         token = start_session(rt, ws.id, platform="x", sandbox=True, redirect_url=None)

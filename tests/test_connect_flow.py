@@ -4,10 +4,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from fanout.models import ConnectSession, db
+from fanout.models import Account, ConnectSession, db
+from fanout.models.account import connect_account
 from fanout.models.workspace import set_plan
+from fanout.tasks.maintenance import purge_connect_sessions
 
-from .conftest import connect_sandbox_account, open_connect_url, workspace_with_key
+from .conftest import connect_sandbox_account, open_connect_url
 
 
 def start(client, headers, platform="x", **body):
@@ -153,13 +155,8 @@ def test_confirmation_page_escapes_what_it_is_given(client):
 # --- the account cap (SPEC.md section 8) ----------------------------------------------------
 
 
-@pytest.fixture
-def free_auth(rt):
-    return workspace_with_key(rt, "FREE", "Small")
-
-
-def test_connect_is_refused_at_the_account_cap(client, free_auth):
-    _, headers = free_auth
+def test_connect_is_refused_at_the_account_cap(client, free):
+    _, headers = free
     for platform in ("instagram", "threads", "tiktok", "x"):
         connect_sandbox_account(client, headers, platform)
     answer = start(client, headers, "x")
@@ -167,8 +164,8 @@ def test_connect_is_refused_at_the_account_cap(client, free_auth):
     assert answer.json()["error"]["code"] == "plan_limit_exceeded"
 
 
-def test_cap_is_checked_again_when_the_flow_completes(client, free_auth):
-    _, headers = free_auth
+def test_cap_is_checked_again_when_the_flow_completes(client, free):
+    _, headers = free
     urls = [start(client, headers, "x").json()["url"] for _ in range(5)]
     outcomes = [query_of(open_connect_url(client, u).headers["location"]) for u in urls]
     assert [o.get("status") for o in outcomes[:4]] == ["connected"] * 4
@@ -176,10 +173,8 @@ def test_cap_is_checked_again_when_the_flow_completes(client, free_auth):
     assert len(client.get("/v1/accounts", headers=headers).json()["data"]) == 4
 
 
-def test_every_account_counts_towards_the_cap_whatever_its_status(client, free_auth):
-    from fanout.models import Account
-
-    _, headers = free_auth
+def test_every_account_counts_towards_the_cap_whatever_its_status(client, free):
+    _, headers = free
     for platform in ("instagram", "threads", "tiktok", "x"):
         connect_sandbox_account(client, headers, platform)
     with db.connection_context():
@@ -187,15 +182,15 @@ def test_every_account_counts_towards_the_cap_whatever_its_status(client, free_a
     assert start(client, headers, "x").status_code == 403
 
 
-def test_disconnecting_frees_a_place_under_the_cap(client, free_auth):
-    _, headers = free_auth
+def test_disconnecting_frees_a_place_under_the_cap(client, free):
+    _, headers = free
     accounts = [connect_sandbox_account(client, headers, p) for p in ("instagram", "threads", "tiktok", "x")]
     client.delete(f"/v1/accounts/{accounts[0]['id']}", headers=headers)
     assert start(client, headers, "x").status_code == 200
 
 
-def test_upgrading_the_plan_raises_the_account_cap_at_once(client, free_auth):
-    ws, headers = free_auth
+def test_upgrading_the_plan_raises_the_account_cap_at_once(client, free):
+    ws, headers = free
     for platform in ("instagram", "threads", "tiktok", "x"):
         connect_sandbox_account(client, headers, platform)
     with db.connection_context():
@@ -203,14 +198,10 @@ def test_upgrading_the_plan_raises_the_account_cap_at_once(client, free_auth):
     assert start(client, headers, "x").status_code == 200
 
 
-def test_reconnecting_the_same_platform_user_refreshes_it_without_counting_twice(rt, free_auth, clock):
-    from fanout.models.account import connect_account
-
-    ws, _ = free_auth
+def test_reconnecting_the_same_platform_user_refreshes_it_without_counting_twice(rt, free, clock):
+    ws, _ = free
     with db.connection_context():
         first = connect_account(rt, ws.id, platform="x", sandbox=False, platform_user_id="42", username="old", access_token="t1")
-        from fanout.models import Account
-
         Account.update(status="expired").where(Account.id == first.id).execute()
         clock.advance(hours=1)
         again = connect_account(rt, ws.id, platform="x", sandbox=False, platform_user_id="42", username="new", access_token="t2")
@@ -221,8 +212,6 @@ def test_reconnecting_the_same_platform_user_refreshes_it_without_counting_twice
 
 
 def test_expired_sessions_are_purged(rt, client, auth, clock):
-    from fanout.tasks.maintenance import purge_connect_sessions
-
     start(client, auth)
     clock.advance(minutes=10)
     start(client, auth)

@@ -11,12 +11,13 @@ import pytest
 from standardwebhooks.webhooks import Webhook as StandardWebhook
 
 from fanout.models import Delivery, DeliveryAttempt, db
+from fanout.models.deliveries import claim_attempt, record_attempt
 from fanout.outbound import Outbound
+from fanout.tasks.publishing import publish_target
 
-from .conftest import connect_sandbox_account, run_queue
+from .conftest import free_port, run_queue, upload_post
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "contracts/events/post_event.schema.json").read_text())
-IMAGE = {"url": "https://cdn.example.com/a.jpg", "type": "image"}
 
 
 @pytest.fixture
@@ -28,20 +29,8 @@ def receiver(rt, resolver, httpserver):
     return httpserver
 
 
-@pytest.fixture
-def accounts(client, auth):
-    return {p: connect_sandbox_account(client, auth, p) for p in ("x", "threads", "instagram")}
-
-
 def register(client, auth, url, events=("post.completed", "post.failed")):
     answer = client.post("/v1/webhooks", headers=auth, json={"url": url, "events": list(events)})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
-
-
-def upload(client, auth, **body):
-    body = {"caption": "hello", "platforms": ["x", "threads", "instagram"], "media": [IMAGE], **body}
-    answer = client.post("/v1/upload", headers=auth, json=body)
     assert answer.status_code == 201, answer.text
     return answer.json()
 
@@ -61,7 +50,7 @@ def received(server):
 def test_three_targets_give_three_signed_events(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/hook", method="POST").respond_with_data("ok")
     hook = register(client, auth, receiver.url_for("/hook"))
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     run_queue(rt, clock)
     requests = received(receiver)
     assert len(requests) == 3
@@ -83,9 +72,10 @@ def test_three_targets_give_three_signed_events(client, auth, accounts, rt, cloc
 def test_a_failed_target_sends_post_failed_with_its_error(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/hook").respond_with_data("ok")
     register(client, auth, receiver.url_for("/hook"))
-    upload(client, auth, simulate_error="platform_rejected_media")
+    upload_post(client, auth, simulate_error="platform_rejected_media")
     run_queue(rt, clock)
     payloads = [json.loads(r.get_data()) for r in received(receiver)]
+    assert len(payloads) == 3  # one per target
     for payload in payloads:
         jsonschema.validate(payload, SCHEMA)
         assert payload["event"] == "post.failed"
@@ -96,7 +86,7 @@ def test_a_failed_target_sends_post_failed_with_its_error(client, auth, accounts
 def test_only_subscribed_events_are_delivered(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/failed-only").respond_with_data("ok")
     register(client, auth, receiver.url_for("/failed-only"), events=["post.failed"])
-    upload(client, auth, caption="a" * 600)  # threads and x fail, instagram publishes
+    upload_post(client, auth, caption="a" * 600)  # threads and x fail, instagram publishes
     run_queue(rt, clock)
     events = sorted(json.loads(r.get_data())["target"]["platform"] for r in received(receiver))
     assert events == ["threads", "x"]
@@ -107,7 +97,7 @@ def test_every_registration_gets_its_own_delivery_signed_with_its_own_secret(cli
     receiver.expect_request("/b").respond_with_data("ok")
     a = register(client, auth, receiver.url_for("/a"))
     b = register(client, auth, receiver.url_for("/b"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     by_path = {r.path: r for r in received(receiver)}
     assert set(by_path) == {"/a", "/b"}
@@ -118,7 +108,7 @@ def test_every_registration_gets_its_own_delivery_signed_with_its_own_secret(cli
 def test_a_failing_endpoint_gets_six_attempts_on_the_schedule_then_the_delivery_fails(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/down").respond_with_data("no", status=500)
     hook = register(client, auth, receiver.url_for("/down"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     start = clock.now
     run_queue(rt, clock)
     for _ in range(40):  # step through the next 9 hours a quarter hour at a time
@@ -139,12 +129,16 @@ def test_a_failing_endpoint_gets_six_attempts_on_the_schedule_then_the_delivery_
     listed = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
     assert listed[0]["status"] == "failed" and len(listed[0]["attempts"]) == 6
     assert {a["status_code"] for a in listed[0]["attempts"]} == {500}
+    assert all(isinstance(a["duration_ms"], int) and a["duration_ms"] >= 0 for a in listed[0]["attempts"])
+    # The post is untouched by its failed deliveries.
+    post = client.get(f"/v1/posts/{listed[0]['post_id']}", headers=auth)
+    assert post.status_code == 200 and post.json()["status"] == "completed"
 
 
 def test_retries_come_exactly_on_the_schedule_with_a_precise_clock(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/down").respond_with_data("no", status=503)
     register(client, auth, receiver.url_for("/down"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     start = clock.now
     run_queue(rt, clock)
     for due in [60, 360, 2160, 9360, 30960]:
@@ -160,7 +154,7 @@ def test_retries_come_exactly_on_the_schedule_with_a_precise_clock(client, auth,
 def test_the_same_event_id_and_body_on_every_retry(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/down").respond_with_data("no", status=500)
     register(client, auth, receiver.url_for("/down"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     clock.advance(seconds=60)
     run_queue(rt, clock)
@@ -173,7 +167,7 @@ def test_a_later_2xx_ends_the_retries(client, auth, accounts, rt, clock, receive
     receiver.expect_ordered_request("/flaky").respond_with_data("no", status=502)
     receiver.expect_ordered_request("/flaky").respond_with_data("ok", status=204)
     hook = register(client, auth, receiver.url_for("/flaky"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     clock.advance(hours=12)
     run_queue(rt, clock)
@@ -186,7 +180,7 @@ def test_a_redirect_is_not_followed_and_counts_as_a_failure(client, auth, accoun
     receiver.expect_request("/moved").respond_with_data("", status=302, headers={"Location": receiver.url_for("/elsewhere")})
     receiver.expect_request("/elsewhere").respond_with_data("ok")
     hook = register(client, auth, receiver.url_for("/moved"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     assert [r.path for r in received(receiver)] == ["/moved"]
     [delivery] = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
@@ -194,21 +188,30 @@ def test_a_redirect_is_not_followed_and_counts_as_a_failure(client, auth, accoun
 
 
 def test_an_unreachable_endpoint_records_the_error_class(client, auth, accounts, rt, clock, receiver):
-    from .conftest import free_port
-
     hook = register(client, auth, f"http://127.0.0.1:{free_port()}/nobody")
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     [delivery] = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
     assert delivery["attempts"][0]["status_code"] is None
     assert delivery["attempts"][0]["error"] == "connect"
 
 
-def test_a_private_address_is_refused_at_delivery_too(client, auth, accounts, rt, clock, resolver, receiver):
+def test_a_connection_error_is_retried_on_the_schedule(client, auth, accounts, rt, clock, receiver):
+    hook = register(client, auth, f"http://127.0.0.1:{free_port()}/nobody")
+    upload_post(client, auth, platforms=["x"], media=[])
+    run_queue(rt, clock)
+    clock.advance(seconds=60)
+    run_queue(rt, clock)
+    [delivery] = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
+    assert [a["error"] for a in delivery["attempts"]] == ["connect", "connect"]
+    assert delivery["status"] == "pending" and delivery["next_attempt_at"] == "2026-11-22T10:06:00.000Z"  # 5 min after the second
+
+
+def test_a_private_address_is_refused_at_delivery_too(client, auth, accounts, rt, clock, resolver):
     hook = register(client, auth, "https://hooks.example.com/x")
     resolver.names["hooks.example.com"] = ["10.0.0.9"]  # the name moved to a private address
     rt.outbound = Outbound(resolve=rt.resolve, insecure=False)
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     [delivery] = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
     assert delivery["attempts"][0]["error"] == "unsafe_url"
@@ -217,7 +220,7 @@ def test_a_private_address_is_refused_at_delivery_too(client, auth, accounts, rt
 def test_deleting_a_registration_stops_its_deliveries(client, auth, accounts, rt, clock, receiver):
     receiver.expect_request("/down").respond_with_data("no", status=500)
     hook = register(client, auth, receiver.url_for("/down"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     client.delete(f"/v1/webhooks/{hook['id']}", headers=auth)
     clock.advance(hours=12)
@@ -229,7 +232,7 @@ def test_deliveries_list_is_paged_newest_first(client, auth, accounts, rt, clock
     receiver.expect_request("/hook").respond_with_data("ok")
     hook = register(client, auth, receiver.url_for("/hook"))
     for _ in range(3):
-        upload(client, auth, platforms=["x"], media=[])
+        upload_post(client, auth, platforms=["x"], media=[])
         run_queue(rt, clock)
         clock.advance(seconds=1)
     first = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth, params={"limit": 2}).json()
@@ -251,7 +254,7 @@ def test_the_retry_schedule_setting_changes_the_delays(client, auth, accounts, r
     rt.settings = replace(rt.settings, webhook_retry_schedule=(5, 10))
     receiver.expect_request("/down").respond_with_data("no", status=500)
     register(client, auth, receiver.url_for("/down"))
-    upload(client, auth, platforms=["x"], media=[])
+    upload_post(client, auth, platforms=["x"], media=[])
     start = clock.now
     run_queue(rt, clock)
     for seconds in (5, 15, 3600):
@@ -261,11 +264,8 @@ def test_the_retry_schedule_setting_changes_the_delays(client, auth, accounts, r
 
 
 def test_an_attempt_that_ends_after_its_registration_was_deleted_is_dropped(client, auth, accounts, rt, clock, receiver):
-    from fanout.models.deliveries import claim_attempt, record_attempt
-    from fanout.tasks.publishing import publish_target
-
     hook = register(client, auth, receiver.url_for("/hook"))
-    target_id = upload(client, auth, platforms=["x"], media=[])["targets"][0]["id"]
+    target_id = upload_post(client, auth, platforms=["x"], media=[])["targets"][0]["id"]
     with db.connection_context():
         publish_target(target_id)
         [delivery] = Delivery.select()

@@ -2,16 +2,13 @@
 import pytest
 
 from fanout.models import IdempotencyRecord, Post, db
+from fanout.models.idempotency import claim, fingerprint
 from fanout.models.usage import posts_this_month
+from fanout.tasks.maintenance import purge_idempotency_keys
 
 from .conftest import connect_sandbox_account
 
 BODY = {"caption": "hello", "platforms": ["x"]}
-
-
-@pytest.fixture
-def x_account(client, auth):
-    return connect_sandbox_account(client, auth, "x")
 
 
 def upload(client, auth, key, body=BODY):
@@ -23,7 +20,7 @@ def post_count() -> int:
         return Post.select().count()
 
 
-def test_same_key_and_body_replays_the_original(client, auth, x_account):
+def test_same_key_and_body_replays_the_original(client, auth, account):
     first = upload(client, auth, "k-1")
     again = upload(client, auth, "k-1")
     assert first.status_code == again.status_code == 201
@@ -33,20 +30,20 @@ def test_same_key_and_body_replays_the_original(client, auth, x_account):
     assert post_count() == 1
 
 
-def test_the_replay_is_the_original_response_even_after_the_post_moved_on(client, auth, x_account):
+def test_the_replay_is_the_original_response_even_after_the_post_moved_on(client, auth, account):
     first = upload(client, auth, "k-1").json()
     with db.connection_context():
         Post.update(status="processing").execute()
     assert upload(client, auth, "k-1").json() == first
 
 
-def test_same_body_with_keys_in_another_order_is_the_same_request(client, auth, x_account):
+def test_same_body_with_keys_in_another_order_is_the_same_request(client, auth, account):
     upload(client, auth, "k-1", {"caption": "hello", "platforms": ["x"]})
     again = upload(client, auth, "k-1", {"platforms": ["x"], "caption": "hello"})
     assert again.headers["idempotent-replayed"] == "true"
 
 
-def test_same_key_with_another_body_is_409(client, auth, x_account):
+def test_same_key_with_another_body_is_409(client, auth, account):
     upload(client, auth, "k-1")
     answer = upload(client, auth, "k-1", {**BODY, "caption": "other"})
     assert answer.status_code == 409
@@ -55,9 +52,7 @@ def test_same_key_with_another_body_is_409(client, auth, x_account):
     assert post_count() == 1
 
 
-def test_same_key_while_the_first_is_running_is_409_saying_so(client, auth, x_account, workspace, clock):
-    from fanout.models.idempotency import claim, fingerprint
-
+def test_same_key_while_the_first_is_running_is_409_saying_so(client, auth, account, workspace, clock):
     with db.connection_context():
         claim(workspace.id, "k-1", fingerprint("/v1/upload", BODY), clock.now)
     answer = upload(client, auth, "k-1")
@@ -65,9 +60,7 @@ def test_same_key_while_the_first_is_running_is_409_saying_so(client, auth, x_ac
     assert "still being processed" in answer.json()["error"]["message"]
 
 
-def test_a_claim_abandoned_by_a_dead_request_is_taken_over(client, auth, x_account, workspace, clock):
-    from fanout.models.idempotency import claim, fingerprint
-
+def test_a_claim_abandoned_by_a_dead_request_is_taken_over(client, auth, account, workspace, clock):
     with db.connection_context():
         claim(workspace.id, "k-1", fingerprint("/v1/upload", BODY), clock.now)
     clock.advance(seconds=61)
@@ -75,7 +68,7 @@ def test_a_claim_abandoned_by_a_dead_request_is_taken_over(client, auth, x_accou
     assert post_count() == 1
 
 
-def test_keys_are_per_workspace(client, auth, x_account, other_auth):
+def test_keys_are_per_workspace(client, auth, account, other_auth):
     connect_sandbox_account(client, other_auth, "x")
     upload(client, auth, "k-1")
     answer = upload(client, other_auth, "k-1")
@@ -83,14 +76,14 @@ def test_keys_are_per_workspace(client, auth, x_account, other_auth):
     assert post_count() == 2
 
 
-def test_after_24_hours_a_key_matches_nothing(client, auth, x_account, clock):
+def test_after_24_hours_a_key_matches_nothing(client, auth, account, clock):
     first = upload(client, auth, "k-1").json()
     clock.advance(hours=24)
     again = upload(client, auth, "k-1", {**BODY, "caption": "new"})
     assert again.status_code == 201 and again.json()["id"] != first["id"]
 
 
-def test_just_inside_24_hours_the_key_still_replays(client, auth, x_account, clock):
+def test_just_inside_24_hours_the_key_still_replays(client, auth, account, clock):
     upload(client, auth, "k-1")
     clock.advance(hours=23, minutes=59)
     assert upload(client, auth, "k-1").headers["idempotent-replayed"] == "true"
@@ -104,7 +97,7 @@ def test_a_failed_request_is_not_stored_and_may_be_retried(client, auth):
     assert retried.status_code == 201 and "idempotent-replayed" not in retried.headers
 
 
-def test_a_replay_counts_nothing_toward_the_monthly_cap(client, auth, x_account, workspace, clock):
+def test_a_replay_counts_nothing_toward_the_monthly_cap(client, auth, account, workspace, clock):
     for _ in range(3):
         upload(client, auth, "k-1")
     with db.connection_context():
@@ -112,19 +105,17 @@ def test_a_replay_counts_nothing_toward_the_monthly_cap(client, auth, x_account,
 
 
 @pytest.mark.parametrize("key", ["", "x" * 256, "é", "tab\there"])
-def test_a_key_outside_1_to_255_printable_ascii_is_400(client, auth, x_account, key):
+def test_a_key_outside_1_to_255_printable_ascii_is_400(client, auth, account, key):
     answer = client.post("/v1/upload", headers={**auth, "Idempotency-Key": key.encode("utf-8")}, json=BODY)
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "validation_error"
 
 
-def test_a_key_of_255_characters_is_fine(client, auth, x_account):
+def test_a_key_of_255_characters_is_fine(client, auth, account):
     assert upload(client, auth, "k" * 255).status_code == 201
 
 
-def test_old_records_are_purged(client, auth, x_account, clock):
-    from fanout.tasks.maintenance import purge_idempotency_keys
-
+def test_old_records_are_purged(client, auth, account, clock):
     upload(client, auth, "k-1")
     clock.advance(hours=12)
     upload(client, auth, "k-2")

@@ -13,7 +13,7 @@ import time
 import pytest
 import redis
 
-from .conftest import free_port, workspace_with_key
+from .conftest import free_port, spend
 
 PASSWORD = "s3cret-limiter-pass"
 
@@ -63,15 +63,6 @@ def store():
 @pytest.fixture
 def settings(settings, store):
     return dataclasses.replace(settings, limiter_url=store.url)
-
-
-@pytest.fixture
-def free(rt):
-    return workspace_with_key(rt, "FREE", "Small")
-
-
-def spend(client, headers, count: int) -> list:
-    return [client.get("/v1/accounts", headers=headers) for _ in range(count)]
 
 
 def outage_lines(caplog) -> list[str]:

@@ -19,7 +19,9 @@ from fanout.netguard import (
     resolve_host,
 )
 
-PUBLIC_V4 = "93.184.216.34"
+from .conftest import PUBLIC_IP as PUBLIC_V4
+from .conftest import FakeResolver
+
 PUBLIC_V6 = "2606:2800:220:1:248:1893:25c8:1946"
 
 # The encodings of 127.0.0.1 that getaddrinfo accepts and ipaddress does not
@@ -95,18 +97,6 @@ PUBLIC_ADDRESSES = [
 ]
 
 
-def resolver(table: dict[str, list[str]]):
-    """A fake resolver backed by a dict; names it does not know do not resolve."""
-    calls: list[str] = []
-
-    def resolve(host: str) -> list[str]:
-        calls.append(host)
-        return list(table.get(host, []))
-
-    resolve.calls = calls
-    return resolve
-
-
 def nothing_resolves(host: str) -> list[str]:
     return []
 
@@ -174,7 +164,7 @@ def test_url_with_a_public_ipv6_literal_is_accepted_without_resolving():
 
 @pytest.mark.parametrize("host", LOOPBACK_ENCODINGS)
 def test_loopback_encoding_that_resolves_to_loopback_is_refused(host):
-    resolve = resolver({host: ["127.0.0.1"]})
+    resolve = FakeResolver({host: ["127.0.0.1"]})
     with pytest.raises(UnsafeURL, match="non-public"):
         check_url(f"https://{host}/", resolve)
     assert resolve.calls == [host]
@@ -188,13 +178,13 @@ def test_loopback_encoding_that_does_not_resolve_is_refused(host):
 
 def test_host_zero_resolving_to_the_unspecified_address_is_refused():
     with pytest.raises(UnsafeURL):
-        check_url("https://0/", resolver({"0": ["0.0.0.0"]}))
+        check_url("https://0/", FakeResolver({"0": ["0.0.0.0"]}))
 
 
 @pytest.mark.parametrize("address", NON_PUBLIC_ADDRESSES)
 def test_name_resolving_to_a_non_public_address_is_refused(address):
     with pytest.raises(UnsafeURL, match="non-public"):
-        check_url("https://hooks.example.com/in", resolver({"hooks.example.com": [address]}))
+        check_url("https://hooks.example.com/in", FakeResolver({"hooks.example.com": [address]}))
 
 
 @pytest.mark.parametrize("private", ["127.0.0.1", "10.0.0.5", "169.254.169.254", "::1", "fd00::1"])
@@ -203,34 +193,34 @@ def test_name_resolving_to_several_addresses_with_any_one_private_is_refused(pri
     public = [PUBLIC_V4, PUBLIC_V6]
     addresses = [private, *public] if position == "first" else [*public, private]
     with pytest.raises(UnsafeURL, match="non-public"):
-        check_url("https://rebind.example.com/", resolver({"rebind.example.com": addresses}))
+        check_url("https://rebind.example.com/", FakeResolver({"rebind.example.com": addresses}))
 
 
 def test_name_that_does_not_resolve_is_refused():
     with pytest.raises(UnsafeURL, match="does not resolve"):
-        check_url("https://nowhere.invalid/", resolver({}))
+        check_url("https://nowhere.invalid/", FakeResolver({}))
 
 
 def test_name_resolving_to_a_public_address_is_accepted():
-    parts = check_url("https://hooks.example.com/in?x=1", resolver({"hooks.example.com": [PUBLIC_V4]}))
+    parts = check_url("https://hooks.example.com/in?x=1", FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
     assert parts.hostname == "hooks.example.com"
     assert parts.path == "/in"
 
 
 def test_name_resolving_to_public_ipv4_and_ipv6_is_accepted():
-    resolve = resolver({"hooks.example.com": [PUBLIC_V4, PUBLIC_V6]})
+    resolve = FakeResolver({"hooks.example.com": [PUBLIC_V4, PUBLIC_V6]})
     assert check_url("https://hooks.example.com/", resolve).hostname == "hooks.example.com"
 
 
 def test_resolver_is_asked_about_the_host_name_only():
-    resolve = resolver({"hooks.example.com": [PUBLIC_V4]})
+    resolve = FakeResolver({"hooks.example.com": [PUBLIC_V4]})
     check_url("https://hooks.example.com:8443/a/b?c=d", resolve)
     assert resolve.calls == ["hooks.example.com"]
 
 
 def test_resolved_ipv6_address_with_a_scope_id_is_refused():
     with pytest.raises(UnsafeURL, match="non-public"):
-        check_url("https://hooks.example.com/", resolver({"hooks.example.com": ["fe80::1%eth0"]}))
+        check_url("https://hooks.example.com/", FakeResolver({"hooks.example.com": ["fe80::1%eth0"]}))
 
 
 # --- check_url: user info, fragments and backslashes ------------------------------------
@@ -248,7 +238,7 @@ def test_resolved_ipv6_address_with_a_scope_id_is_refused():
     ],
 )
 def test_url_with_user_info_tricks_is_refused(url):
-    everything_public = resolver({"evil.com": [PUBLIC_V4], "hooks.example.com": [PUBLIC_V4]})
+    everything_public = FakeResolver({"evil.com": [PUBLIC_V4], "hooks.example.com": [PUBLIC_V4]})
     with pytest.raises(UnsafeURL):
         check_url(url, everything_public)
 
@@ -256,7 +246,7 @@ def test_url_with_user_info_tricks_is_refused(url):
 @pytest.mark.parametrize("url", ["https://hooks.example.com/a b", "https://hooks.example.com/\t", "https://hooks.example.com/\x00"])
 def test_url_with_spaces_or_control_characters_is_refused(url):
     with pytest.raises(UnsafeURL, match="spaces, control characters or backslashes"):
-        check_url(url, resolver({"hooks.example.com": [PUBLIC_V4]}))
+        check_url(url, FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
 
 
 # --- check_url: shape ----------------------------------------------------------------
@@ -264,7 +254,7 @@ def test_url_with_spaces_or_control_characters_is_refused(url):
 
 def test_http_url_is_refused():
     with pytest.raises(UnsafeURL, match="https"):
-        check_url("http://hooks.example.com/", resolver({"hooks.example.com": [PUBLIC_V4]}))
+        check_url("http://hooks.example.com/", FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
 
 
 @pytest.mark.parametrize(
@@ -275,7 +265,7 @@ def test_http_url_is_refused():
 )
 def test_url_with_a_scheme_other_than_https_is_refused(url):
     with pytest.raises(UnsafeURL, match="https"):
-        check_url(url, resolver({"hooks.example.com": [PUBLIC_V4]}))
+        check_url(url, FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
 
 
 @pytest.mark.parametrize("url", ["https://", "https:///path", "https:hooks.example.com", "https://:443/"])
@@ -287,7 +277,7 @@ def test_url_without_a_host_is_refused(url):
 @pytest.mark.parametrize("port", [80, 8080, 22, 25, 6379, 8000, 1, 65535, 0])
 def test_url_with_a_port_other_than_443_or_8443_is_refused(port):
     with pytest.raises(UnsafeURL, match="port"):
-        check_url(f"https://hooks.example.com:{port}/", resolver({"hooks.example.com": [PUBLIC_V4]}))
+        check_url(f"https://hooks.example.com:{port}/", FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
 
 
 @pytest.mark.parametrize("netloc", ["hooks.example.com:99999", "hooks.example.com:http", "[::1"])
@@ -298,7 +288,7 @@ def test_url_with_an_unparseable_port_or_host_is_refused(netloc):
 
 @pytest.mark.parametrize("port", [443, 8443])
 def test_url_with_port_443_or_8443_is_accepted(port):
-    parts = check_url(f"https://hooks.example.com:{port}/", resolver({"hooks.example.com": [PUBLIC_V4]}))
+    parts = check_url(f"https://hooks.example.com:{port}/", FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
     assert parts.port == port
 
 
@@ -306,17 +296,17 @@ def test_url_over_2048_characters_is_refused():
     url = "https://hooks.example.com/" + "a" * (MAX_URL_LENGTH - len("https://hooks.example.com/") + 1)
     assert len(url) == MAX_URL_LENGTH + 1
     with pytest.raises(UnsafeURL, match="2048"):
-        check_url(url, resolver({"hooks.example.com": [PUBLIC_V4]}))
+        check_url(url, FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
 
 
 def test_url_of_exactly_2048_characters_is_accepted():
     url = "https://hooks.example.com/" + "a" * (MAX_URL_LENGTH - len("https://hooks.example.com/"))
     assert len(url) == MAX_URL_LENGTH
-    check_url(url, resolver({"hooks.example.com": [PUBLIC_V4]}))
+    check_url(url, FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
 
 
 def test_upper_case_scheme_and_host_are_accepted_and_host_is_lowered():
-    parts = check_url("HTTPS://Hooks.Example.COM/In", resolver({"hooks.example.com": [PUBLIC_V4]}))
+    parts = check_url("HTTPS://Hooks.Example.COM/In", FakeResolver({"hooks.example.com": [PUBLIC_V4]}))
     assert parts.hostname == "hooks.example.com"
 
 
@@ -355,7 +345,7 @@ def test_parse_url_never_resolves():
 
 
 def test_public_addresses_returns_every_resolved_address():
-    addresses = public_addresses("hooks.example.com", resolver({"hooks.example.com": [PUBLIC_V4, PUBLIC_V6]}))
+    addresses = public_addresses("hooks.example.com", FakeResolver({"hooks.example.com": [PUBLIC_V4, PUBLIC_V6]}))
     assert addresses == [ipaddress.ip_address(PUBLIC_V4), ipaddress.ip_address(PUBLIC_V6)]
 
 

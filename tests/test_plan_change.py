@@ -5,14 +5,7 @@ beside a serving API; the requests go to the in-process app.
 """
 import json
 
-import pytest
-
-from .conftest import connect_sandbox_account, workspace_with_key
-
-
-@pytest.fixture
-def free(rt):
-    return workspace_with_key(rt, "FREE", "Small")
+from .conftest import bearer, connect_sandbox_account, post_month
 
 
 def set_plan(cli, workspace_id: str, plan: str) -> None:
@@ -26,9 +19,7 @@ def upload(client, headers):
 def test_posts_per_month(client, cli, free, clock):
     ws, headers = free
     connect_sandbox_account(client, headers, "x")
-    for _ in range(30):
-        assert upload(client, headers).status_code == 201
-        clock.advance(seconds=3)  # within 30 requests a minute
+    post_month(client, headers, 30, clock)
     assert upload(client, headers).status_code == 403
     set_plan(cli, ws.id, "STARTER")
     assert upload(client, headers).status_code == 201
@@ -54,7 +45,7 @@ def test_api_keys(client, cli, free):
     assert json.loads(refused.stdout)["error"]["code"] == "plan_limit_exceeded"
     set_plan(cli, ws.id, "STARTER")
     key = cli.json("key", "create", ws.id, "--mode", "live")["key"]
-    assert client.get("/v1/accounts", headers={"Authorization": f"Bearer {key}"}).status_code == 200
+    assert client.get("/v1/accounts", headers=bearer(key)).status_code == 200
     set_plan(cli, ws.id, "FREE")
     assert cli("key", "create", ws.id, "--mode", "live", check=False).returncode == 1
 

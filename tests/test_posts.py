@@ -1,8 +1,11 @@
 """GET /v1/posts/{id} and GET /v1/posts (SPEC.md section 4, DECISIONS.md "Lists")."""
+import datetime as dt
+
 import pytest
 
 from fanout.models import Post, Target, db
-from fanout.models.post import derive_status
+from fanout.models.db import is_sqlite
+from fanout.models.post import derive_status, page_query
 
 from .conftest import connect_sandbox_account
 
@@ -186,11 +189,6 @@ def test_a_filtered_walk_sees_each_post_once_while_posts_are_created(client, aut
 )
 @pytest.mark.parametrize("deep", [False, True])
 def test_pages_are_index_range_scans_never_sorts_or_offsets(rt, filters, deep):
-    import datetime as dt
-
-    from fanout.models.db import is_sqlite
-    from fanout.models.post import page_query
-
     if not is_sqlite():
         pytest.skip("PostgreSQL picks plans from table statistics; the SQLite plan pins the indexes")
     after = (dt.datetime(2026, 1, 1), "post_01") if deep else None

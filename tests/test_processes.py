@@ -1,18 +1,12 @@
 """Behaviour across real server processes: revocation and secrets at rest."""
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
 import requests
 
 from fanout.models import MODELS, Account, db
 
-from .conftest import EXTERNAL_DATABASE_URL
-
-
-def bearer(key: str) -> dict:
-    return {"Authorization": f"Bearer {key}"}
+from .conftest import EXTERNAL_DATABASE_URL, bearer, stop_server, wait_for
 
 
 def test_a_key_revoked_with_the_cli_is_refused_by_a_running_server(server, cli):
@@ -37,18 +31,8 @@ def database_contents(data_dir: Path) -> bytes:
     return "\n".join(rows).encode()
 
 
-@pytest.fixture
-def insecure_server(process_env, tmp_path):
-    from .conftest import start_server, stop_server
-
-    # Loopback webhook receivers need the local-development setting.
-    srv = start_server({**process_env, "FANOUT_INSECURE_URLS": "1"}, tmp_path / "server.log")
-    yield srv
-    stop_server(srv)
-
-
-def test_no_key_token_or_webhook_secret_reaches_the_database_or_the_logs(insecure_server, cli, rt, tmp_path):
-    server = insecure_server
+def test_no_key_token_or_webhook_secret_reaches_the_database_or_the_logs(servers, insecure_env, cli, rt, tmp_path):
+    server = servers(env=insecure_env)  # loopback webhook receivers need the local-development setting
     ws = cli.json("workspace", "create", "Acme", "--plan", "PRO")
     key = cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"]
 
@@ -81,19 +65,12 @@ def test_no_key_token_or_webhook_secret_reaches_the_database_or_the_logs(insecur
         assert secret.encode() not in log, f"{name} found in the server log"
 
 
-def test_serve_runs_migrations_the_api_and_a_queue_worker(process_env, tmp_path):
-    from .conftest import start_server, stop_server
-
+def test_serve_runs_migrations_the_api_and_a_queue_worker(servers, process_env, tmp_path):
     if not EXTERNAL_DATABASE_URL:
         process_env["FANOUT_DATABASE_URL"] = f"sqlite:///{tmp_path / 'fresh.db'}"  # an empty database
-    srv = start_server(process_env, tmp_path / "serve.log", command="serve")
-    try:
-        assert requests.get(f"{srv.url}/v1/accounts", timeout=10).status_code == 401
-        deadline = time.monotonic() + 20
-        while "queue worker running" not in srv.log() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert "queue worker running" in srv.log()
-    finally:
-        stop_server(srv)
+    srv = servers("serve", process_env)
+    assert requests.get(f"{srv.url}/v1/accounts", timeout=10).status_code == 401
+    wait_for(lambda: "queue worker running" in srv.log(), 20, "the queue worker")
+    stop_server(srv)
     assert srv.proc.returncode == 0
     assert "Consumer exiting" in srv.log()

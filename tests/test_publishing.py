@@ -1,28 +1,14 @@
 """The publishing engine: the target state machine on the queue, sandbox publishing, the sweeper."""
 import datetime as dt
 
-import pytest
-
-from fanout.models import Event, Post, Target, db
+from fanout.models import Account, Event, Post, Target, db
+from fanout.models.account import connect_account
 from fanout.models.lifecycle import Outcome, claim, resolve
 from fanout.tasks import publishing
 
-from .conftest import connect_sandbox_account, run_queue
+from .conftest import run_queue, upload_post
 
 
-@pytest.fixture
-def accounts(client, auth):
-    return {p: connect_sandbox_account(client, auth, p) for p in ("x", "threads", "instagram")}
-
-
-IMAGE = {"url": "https://cdn.example.com/a.jpg", "type": "image"}
-
-
-def upload(client, auth, **body):
-    body = {"caption": "hello", "platforms": ["x", "threads", "instagram"], "media": [IMAGE], **body}
-    answer = client.post("/v1/upload", headers=auth, json=body)
-    assert answer.status_code == 201, answer.text
-    return answer.json()
 
 
 def read(client, auth, post_id):
@@ -30,7 +16,7 @@ def read(client, auth, post_id):
 
 
 def test_a_sandbox_post_reaches_completed_when_the_worker_runs(client, auth, accounts, rt, clock):
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     assert run_queue(rt, clock) == 3
     done = read(client, auth, post["id"])
     assert done["status"] == "completed"
@@ -42,7 +28,7 @@ def test_a_sandbox_post_reaches_completed_when_the_worker_runs(client, auth, acc
 
 
 def test_a_caption_over_one_platforms_cap_fails_only_that_target(client, auth, accounts, rt, clock):
-    post = upload(client, auth, caption="a" * 600)
+    post = upload_post(client, auth, caption="a" * 600)
     run_queue(rt, clock)
     done = read(client, auth, post["id"])
     by_platform = {t["platform"]: t for t in done["targets"]}
@@ -55,7 +41,7 @@ def test_a_caption_over_one_platforms_cap_fails_only_that_target(client, auth, a
 
 
 def test_simulate_error_fails_every_target_with_that_code(client, auth, accounts, rt, clock):
-    post = upload(client, auth, simulate_error="platform_rate_limited")
+    post = upload_post(client, auth, simulate_error="platform_rate_limited")
     run_queue(rt, clock)
     done = read(client, auth, post["id"])
     assert done["status"] == "failed"
@@ -64,8 +50,8 @@ def test_simulate_error_fails_every_target_with_that_code(client, auth, accounts
 
 
 def test_the_same_request_always_gives_the_same_outcome(client, auth, accounts, rt, clock):
-    first = upload(client, auth, caption="b" * 300)
-    second = upload(client, auth, caption="b" * 300)
+    first = upload_post(client, auth, caption="b" * 300)
+    second = upload_post(client, auth, caption="b" * 300)
     run_queue(rt, clock)
 
     def outcome(post_id):
@@ -75,21 +61,21 @@ def test_the_same_request_always_gives_the_same_outcome(client, auth, accounts, 
 
 
 def test_the_post_is_processing_while_a_target_is_in_flight(client, auth, accounts, rt, clock):
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     with db.connection_context():
         claim(post["targets"][0]["id"], clock.now, dt.timedelta(minutes=5))
     assert read(client, auth, post["id"])["status"] == "processing"
 
 
 def test_a_target_is_claimed_by_one_worker_only(client, auth, accounts, rt, clock):
-    target_id = upload(client, auth)["targets"][0]["id"]
+    target_id = upload_post(client, auth)["targets"][0]["id"]
     with db.connection_context():
         assert claim(target_id, clock.now, dt.timedelta(minutes=5)) is not None
         assert claim(target_id, clock.now, dt.timedelta(minutes=5)) is None
 
 
 def test_a_duplicate_task_publishes_once_and_emits_one_event(client, auth, accounts, rt, clock):
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     for target in post["targets"]:
         rt.tasks.publish(target["id"])  # a second wake-up call for every target
     run_queue(rt, clock)
@@ -99,7 +85,7 @@ def test_a_duplicate_task_publishes_once_and_emits_one_event(client, auth, accou
 
 
 def test_a_worker_whose_lease_was_taken_back_cannot_settle_the_target(client, auth, accounts, rt, clock):
-    target_id = upload(client, auth)["targets"][0]["id"]
+    target_id = upload_post(client, auth)["targets"][0]["id"]
     with db.connection_context():
         stale = claim(target_id, clock.now, dt.timedelta(seconds=1))
         clock.advance(seconds=2)
@@ -112,7 +98,7 @@ def test_a_worker_whose_lease_was_taken_back_cannot_settle_the_target(client, au
 
 
 def test_the_sweeper_takes_back_an_expired_lease_and_publishes_once(client, auth, accounts, rt, clock):
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     target_id = post["targets"][0]["id"]
     with db.connection_context():
         claim(target_id, clock.now, dt.timedelta(seconds=rt.settings.publish_lease))  # a worker that then died
@@ -129,7 +115,7 @@ def test_the_sweeper_takes_back_an_expired_lease_and_publishes_once(client, auth
 
 
 def test_the_sweeper_re_enqueues_targets_whose_task_was_lost(client, auth, accounts, rt, clock):
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     rt.queue.flush()  # the queue lost every wake-up call
     clock.advance(seconds=29)
     assert publishing.sweep()["targets"] == []
@@ -145,7 +131,7 @@ def test_the_sweeper_runs_every_minute(rt):
 
 
 def test_disconnecting_fails_the_accounts_pending_targets_at_once(client, auth, accounts, rt, clock):
-    post = upload(client, auth, platforms=["x"], media=[])
+    post = upload_post(client, auth, platforms=["x"], media=[])
     client.delete(f"/v1/accounts/{accounts['x']['id']}", headers=auth)
     [target] = read(client, auth, post["id"])["targets"]
     assert (target["status"], target["error_code"]) == ("failed", "platform_auth_expired")
@@ -156,9 +142,7 @@ def test_disconnecting_fails_the_accounts_pending_targets_at_once(client, auth, 
 
 
 def test_a_target_whose_account_vanished_before_publishing_fails_with_auth_expired(client, auth, accounts, rt, clock):
-    from fanout.models import Account
-
-    post = upload(client, auth, platforms=["x"], media=[])
+    post = upload_post(client, auth, platforms=["x"], media=[])
     with db.connection_context():
         Account.delete().where(Account.id == accounts["x"]["id"]).execute()
     run_queue(rt, clock)
@@ -167,8 +151,6 @@ def test_a_target_whose_account_vanished_before_publishing_fails_with_auth_expir
 
 
 def test_a_live_target_fails_plainly_until_live_adapters_exist(client, rt, clock, workspace, live_key):
-    from fanout.models.account import connect_account
-
     with db.connection_context():
         connect_account(rt, workspace.id, platform="x", sandbox=False, platform_user_id="1", username="me", access_token="t")
     live = {"Authorization": f"Bearer {live_key}"}
@@ -179,7 +161,7 @@ def test_a_live_target_fails_plainly_until_live_adapters_exist(client, rt, clock
 
 
 def test_the_sandbox_page_shows_the_published_post(client, auth, accounts, rt, clock):
-    post = upload(client, auth, caption="<b>Launch</b> day")
+    post = upload_post(client, auth, caption="<b>Launch</b> day")
     run_queue(rt, clock)
     url = read(client, auth, post["id"])["targets"][0]["external_url"]
     page = client.get(url.replace("http://testserver", ""))
@@ -188,7 +170,7 @@ def test_the_sandbox_page_shows_the_published_post(client, auth, accounts, rt, c
 
 
 def test_the_sandbox_page_of_an_unpublished_target_is_404(client, auth, accounts):
-    post = upload(client, auth)
+    post = upload_post(client, auth)
     assert client.get(f"/sandbox/x/{post['targets'][0]['id']}").status_code == 404
     with db.connection_context():
         assert Post.select().count() == 1

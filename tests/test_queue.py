@@ -1,4 +1,6 @@
 """The Huey queue chosen by FANOUT_QUEUE_URL."""
+from dataclasses import replace
+
 import pytest
 from huey import RedisHuey, SqliteHuey
 
@@ -8,8 +10,6 @@ from .conftest import EXTERNAL_QUEUE_URL
 
 
 def test_default_queue_is_sqlite_in_the_data_folder(settings, tmp_path):
-    from dataclasses import replace
-
     queue = make_queue(replace(settings, queue_url=f"sqlite:///{tmp_path / 'queue.db'}"))
     assert isinstance(queue, SqliteHuey)
     assert (tmp_path / "queue.db").exists()

@@ -6,32 +6,19 @@ the embedded default, Redis when FANOUT_QUEUE_URL points at it.
 from concurrent.futures import ThreadPoolExecutor
 from threading import Barrier
 
-import pytest
 import requests
 
-from .conftest import parse_sf_list, start_server, stop_server
+from .conftest import parse_sf_list
 
 
-@pytest.fixture
-def servers(process_env, tmp_path):
-    started = []
-    try:
-        for name in ("a", "b"):
-            started.append(start_server(process_env, tmp_path / f"server-{name}.log"))
-        yield started
-    finally:
-        for srv in started:
-            stop_server(srv)
-
-
-def test_100_concurrent_requests_through_two_servers_admit_exactly_the_plan(servers, cli):
-    ws = cli.json("workspace", "create", "Small", "--plan", "FREE")  # 30 requests a minute
-    headers = {"Authorization": f"Bearer {cli.json('key', 'create', ws['id'], '--mode', 'sandbox')['key']}"}
+def test_100_concurrent_requests_through_two_servers_admit_exactly_the_plan(servers, free):
+    _, headers = free  # 30 requests a minute
+    urls = [servers().url, servers().url]
     barrier = Barrier(100)
 
     def send(i):
         barrier.wait()
-        return requests.get(f"{servers[i % 2].url}/v1/accounts", headers=headers, timeout=30)
+        return requests.get(f"{urls[i % 2]}/v1/accounts", headers=headers, timeout=30)
 
     with ThreadPoolExecutor(max_workers=100) as pool:
         answers = list(pool.map(send, range(100)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import redis
 
 from fanout.ratelimit import (
     Decision,
@@ -35,8 +37,6 @@ NOW = 1_795_000_000.0  # epoch seconds for store-level tests
 
 
 def _redis_or_skip() -> None:
-    import redis
-
     client = redis.Redis.from_url(REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
     try:
         client.ping()
@@ -161,7 +161,7 @@ def test_headers_parse_as_structured_fields(limiter):
 
 
 def test_headers_exact_text():
-    refused = Decision(allowed=False, limit=30, remaining=0, retry_after=17, reset=60)
+    refused = Decision(allowed=False, limit=30, remaining=0, retry_after=17)
     assert headers(refused) == {
         "RateLimit-Policy": '"default";q=30;w=60',
         "RateLimit": '"default";r=0;t=17',
@@ -241,8 +241,6 @@ def test_sqlite_locked_past_its_timeout_raises_limiter_unavailable(tmp_path):
     path = str(tmp_path / "ratelimit.db")
     store = SqliteStore(path, timeout=0.2)
     store.hit("ws_a", NOW, 60, 30)  # creates the file and table
-    import sqlite3
-
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:

@@ -61,31 +61,57 @@ def test_standard_webhook_headers_have_the_spec_shape():
     assert version == "v1" and len(base64.b64decode(signature)) == 32
 
 
+def verifies(secret: str, body: bytes, headers: dict) -> bool:
+    """Whether the reference library accepts `headers` for `body` under `secret`."""
+    try:
+        Webhook(secret).verify(body, headers)
+    except WebhookVerificationError:
+        return False
+    return True
+
+
+# Each refusal below starts from headers our function produced, shown first to verify
+# untouched, so a refusal can only come from the change, never from a bad signature.
+
+
 def test_reference_library_rejects_a_modified_body():
-    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    now = int(time.time())
+    headers = standard_webhook_headers(SECRET, "evt_01", now, BODY)
+    changed = BODY.replace(b"completed", b"failed")
+    assert verifies(SECRET, BODY, headers)
     with pytest.raises(WebhookVerificationError):
-        Webhook(SECRET).verify(BODY.replace(b"completed", b"failed"), headers)
+        Webhook(SECRET).verify(changed, headers)
+    assert verifies(SECRET, changed, standard_webhook_headers(SECRET, "evt_01", now, changed))
 
 
 def test_reference_library_rejects_a_whitespace_change():
     headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    assert verifies(SECRET, BODY, headers)
     with pytest.raises(WebhookVerificationError):
         Webhook(SECRET).verify(BODY + b"\n", headers)
 
 
 def test_reference_library_rejects_another_secret():
-    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    now = int(time.time())
+    headers = standard_webhook_headers(SECRET, "evt_01", now, BODY)
     other = "whsec_" + base64.b64encode(bytes(32)).decode()
+    assert verifies(SECRET, BODY, headers)
     with pytest.raises(WebhookVerificationError):
         Webhook(other).verify(BODY, headers)
+    assert verifies(other, BODY, standard_webhook_headers(other, "evt_01", now, BODY))
 
 
 def test_timestamp_and_id_are_inside_the_signature():
-    headers = standard_webhook_headers(SECRET, "evt_01", int(time.time()), BODY)
+    now = int(time.time())
+    headers = standard_webhook_headers(SECRET, "evt_01", now, BODY)
+    assert verifies(SECRET, BODY, headers)
     with pytest.raises(WebhookVerificationError):
         Webhook(SECRET).verify(BODY, {**headers, "webhook-id": "evt_02"})
     with pytest.raises(WebhookVerificationError):
         Webhook(SECRET).verify(BODY, {**headers, "webhook-timestamp": str(int(headers["webhook-timestamp"]) - 1)})
+    for other in (standard_webhook_headers(SECRET, "evt_02", now, BODY), standard_webhook_headers(SECRET, "evt_01", now - 1, BODY)):
+        assert other["webhook-signature"] != headers["webhook-signature"]
+        assert verifies(SECRET, BODY, other)
 
 
 @pytest.mark.parametrize("message_id", ["", "evt.01"])

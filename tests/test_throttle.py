@@ -3,19 +3,7 @@
 The test clock moves only when told, so every request of a test lands in one window
 unless the test advances it.
 """
-import pytest
-
-from .conftest import connect_sandbox_account, make_key, parse_sf_list, workspace_with_key
-
-
-@pytest.fixture
-def free(rt):
-    """A FREE workspace (30 requests a minute) and its key's headers."""
-    return workspace_with_key(rt, "FREE", "Small")
-
-
-def spend(client, headers, count: int) -> list:
-    return [client.get("/v1/accounts", headers=headers) for _ in range(count)]
+from .conftest import bearer, connect_sandbox_account, make_key, parse_sf_list, spend, workspace_with_key
 
 
 def rate(response) -> dict:
@@ -88,7 +76,7 @@ def test_one_workspace_at_its_limit_leaves_another_its_whole_quota(client, free,
 
 def test_the_keys_of_one_workspace_share_its_quota(client, rt):
     ws, first = workspace_with_key(rt, "STARTER", "Team")  # 120 a minute, room for two keys
-    second = {"Authorization": f"Bearer {make_key(rt, ws.id, 'live')}"}
+    second = bearer(make_key(rt, ws.id, "live"))
     assert {r.status_code for r in spend(client, first, 60) + spend(client, second, 60)} == {200}
     assert client.get("/v1/accounts", headers=first).status_code == 429
     assert client.get("/v1/accounts", headers=second).status_code == 429

@@ -1,22 +1,16 @@
 """Concurrent uploads through a real server process (SQLite BEGIN IMMEDIATE, PostgreSQL row locks)."""
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urlsplit
 
 import requests
 
 from fanout.models import Post, db
 from fanout.models.usage import MonthlyUsage
 
-
-def connect(server, key: str, platform: str = "x") -> None:
-    headers = {"Authorization": f"Bearer {key}"}
-    started = requests.post(f"{server.url}/v1/accounts/{platform}/connect", headers=headers, json={}, timeout=10).json()
-    link = urlsplit(started["url"])
-    assert requests.get(f"{server.url}{link.path}?{link.query}", allow_redirects=False, timeout=10).status_code == 302
+from .conftest import bearer, connect_on_server
 
 
 def fire(server, key: str, count: int, extra_headers: dict | None = None) -> list[requests.Response]:
-    headers = {"Authorization": f"Bearer {key}", **(extra_headers or {})}
+    headers = {**bearer(key), **(extra_headers or {})}
     body = {"caption": "at once", "platforms": ["x"]}
 
     def send(_):
@@ -45,7 +39,7 @@ def posts_counted(workspace_id: str) -> int:
 def test_50_concurrent_uploads_with_one_key_create_one_post(server, cli):
     ws = cli.json("workspace", "create", "Busy", "--plan", "PRO")
     key = cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"]
-    connect(server, key)
+    connect_on_server(server.url, bearer(key))
     answers = fire(server, key, 50, {"Idempotency-Key": "one-and-only"})
     statuses = sorted({a.status_code for a in answers})
     assert set(statuses) <= {201, 409}, [a.text for a in answers if a.status_code not in (201, 409)]
@@ -59,7 +53,7 @@ def test_50_concurrent_uploads_one_below_the_cap_create_one_post(server, cli):
     # STARTER: 300 posts a month and 120 requests a minute, so the 50 are not rate limited.
     ws = cli.json("workspace", "create", "Nearly full", "--plan", "STARTER")
     key = cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"]
-    connect(server, key)
+    connect_on_server(server.url, bearer(key))
     assert fire(server, key, 1)[0].status_code == 201
     count_earlier_posts(ws["id"], 298)  # this month's count as 299 uploads would leave it
     answers = fire(server, key, 50)

@@ -1,7 +1,12 @@
 """POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id} (SPEC.md section 4, DECISIONS.md "Webhooks")."""
+import logging
+from dataclasses import replace
+
 import pytest
 
+from fanout.app import boot
 from fanout.models import Webhook, db
+from fanout.tasks import memory_queue
 
 
 HOOK = {"url": "https://hooks.example.com/fanout", "events": ["post.completed", "post.failed"]}
@@ -112,8 +117,6 @@ def test_register_accepts_a_host_with_public_ipv4_and_ipv6(client, auth):
 
 
 def test_insecure_mode_allows_a_loopback_http_receiver(client, auth, rt):
-    from dataclasses import replace
-
     rt.settings = replace(rt.settings, insecure_urls=True)
     assert register(client, auth, url="http://127.0.0.1:9999/hook").status_code == 201
 
@@ -138,17 +141,14 @@ def test_register_refuses_bodies_that_break_the_schema(client, auth, body):
 
 
 def test_a_refused_registration_stores_nothing(client, auth):
-    register(client, auth, url="https://internal.example.com/x")
+    refused = register(client, auth, url="https://internal.example.com/x")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "validation_error"
+    assert "non-public" in refused.json()["error"]["message"]
     assert client.get("/v1/webhooks", headers=auth).json() == {"data": []}
 
 
 def test_insecure_mode_warns_in_the_log(settings, caplog):
-    import logging
-    from dataclasses import replace
-
-    from fanout.app import boot
-    from fanout.tasks import memory_queue
-
     with caplog.at_level(logging.WARNING, logger="fanout.app"):
         boot(replace(settings, insecure_urls=True), queue=memory_queue())
     assert "FANOUT_INSECURE_URLS is on" in caplog.text

@@ -8,31 +8,18 @@ from dataclasses import replace
 
 import pytest
 import requests
+from standardwebhooks.webhooks import Webhook as StandardWebhook
 
 from fanout.models import Delivery, Event, Target, db
+from fanout.signing import verify_service_signature
 from fanout.tasks import make_queue, register
 
-from .conftest import connect_sandbox_account, start_server, stop_server
-
-
-def wait_for(predicate, seconds: float = 30, what: str = "condition"):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+from .conftest import IMAGE, bearer, connect_on_server, connect_sandbox_account, wait_for
 
 
 def target_row(target_id):
     with db.connection_context():
         return Target.get_by_id(target_id)
-
-
-@pytest.fixture
-def worker_env(process_env):
-    return {**process_env, "FANOUT_INSECURE_URLS": "1"}
 
 
 def start_worker(env, log_path):
@@ -50,7 +37,7 @@ def real_queue(rt):
 
 
 @pytest.fixture
-def hook(client, auth, rt, resolver, httpserver):
+def hook(client, auth, rt, httpserver):
     rt.settings = replace(rt.settings, insecure_urls=True)
     httpserver.expect_request("/hook").respond_with_data("ok")
     answer = client.post("/v1/webhooks", headers=auth,
@@ -60,13 +47,13 @@ def hook(client, auth, rt, resolver, httpserver):
 
 
 def test_a_worker_killed_mid_publish_leaves_a_target_that_is_published_exactly_once(
-        client, auth, hook, httpserver, real_queue, worker_env, tmp_path):
+        client, auth, hook, httpserver, real_queue, insecure_env, tmp_path):
     connect_sandbox_account(client, auth, "x")
     post = client.post("/v1/upload", headers=auth, json={"caption": "hi", "platforms": ["x"]}).json()
     target_id = post["targets"][0]["id"]
     real_queue.publish(target_id)
 
-    slow = start_worker({**worker_env, "FANOUT_SANDBOX_LATENCY": "30", "FANOUT_PUBLISH_LEASE": "2"}, tmp_path / "w1.log")
+    slow = start_worker({**insecure_env, "FANOUT_SANDBOX_LATENCY": "30", "FANOUT_PUBLISH_LEASE": "2"}, tmp_path / "w1.log")
     try:
         wait_for(lambda: target_row(target_id).status == "processing", what="the target to be in flight")
     finally:
@@ -75,7 +62,7 @@ def test_a_worker_killed_mid_publish_leaves_a_target_that_is_published_exactly_o
     assert target_row(target_id).status == "processing"
     time.sleep(2.1)  # the dead worker's lease runs out
 
-    fresh = start_worker(worker_env, tmp_path / "w2.log")
+    fresh = start_worker(insecure_env, tmp_path / "w2.log")
     try:
         wait_for(lambda: target_row(target_id).status == "published", what="the target to publish")
         wait_for(lambda: len(httpserver.log) >= 1, what="the event delivery")
@@ -92,12 +79,12 @@ def test_a_worker_killed_mid_publish_leaves_a_target_that_is_published_exactly_o
     assert json.loads(httpserver.log[0][0].get_data())["target"]["id"] == target_id
 
 
-def test_sigterm_lets_the_running_task_finish(client, auth, real_queue, worker_env, tmp_path):
+def test_sigterm_lets_the_running_task_finish(client, auth, real_queue, insecure_env, tmp_path):
     connect_sandbox_account(client, auth, "x")
     post = client.post("/v1/upload", headers=auth, json={"caption": "hi", "platforms": ["x"]}).json()
     target_id = post["targets"][0]["id"]
     real_queue.publish(target_id)
-    worker = start_worker({**worker_env, "FANOUT_SANDBOX_LATENCY": "2"}, tmp_path / "w.log")
+    worker = start_worker({**insecure_env, "FANOUT_SANDBOX_LATENCY": "2"}, tmp_path / "w.log")
     wait_for(lambda: target_row(target_id).status == "processing", what="the target to be in flight")
     worker.send_signal(signal.SIGTERM)
     assert worker.wait(30) == 0
@@ -105,35 +92,24 @@ def test_sigterm_lets_the_running_task_finish(client, auth, real_queue, worker_e
 
 
 def test_serve_publishes_a_three_target_post_and_delivers_three_signed_events(
-        rt, cli, worker_env, httpserver, tmp_path):
-    from standardwebhooks.webhooks import Webhook as StandardWebhook
-
-    from fanout.signing import verify_service_signature
-
+        cli, servers, insecure_env, httpserver):
     httpserver.expect_request("/hook").respond_with_data("ok")
-    server = start_server(worker_env, tmp_path / "serve.log", command="serve")
-    try:
-        ws = cli.json("workspace", "create", "E2E", "--plan", "PRO")
-        key = cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"]
-        headers = {"Authorization": f"Bearer {key}"}
-        for platform in ("x", "threads", "instagram"):
-            started = requests.post(f"{server.url}/v1/accounts/{platform}/connect", headers=headers, json={}, timeout=10)
-            link = started.json()["url"].split("/connect/", 1)[1]
-            assert requests.get(f"{server.url}/connect/{link}", allow_redirects=False, timeout=10).status_code == 302
-        hook = requests.post(f"{server.url}/v1/webhooks", headers=headers, timeout=10,
-                             json={"url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed"]}).json()
-        post = requests.post(f"{server.url}/v1/upload", headers=headers, timeout=10, json={
-            "caption": "end to end", "platforms": ["x", "threads", "instagram"],
-            "media": [{"url": "https://cdn.example.com/a.jpg", "type": "image"}]}).json()
+    server = servers("serve", insecure_env)
+    ws = cli.json("workspace", "create", "E2E", "--plan", "PRO")
+    headers = bearer(cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"])
+    for platform in ("x", "threads", "instagram"):
+        connect_on_server(server.url, headers, platform)
+    hook = requests.post(f"{server.url}/v1/webhooks", headers=headers, timeout=10,
+                         json={"url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed"]}).json()
+    post = requests.post(f"{server.url}/v1/upload", headers=headers, timeout=10, json={
+        "caption": "end to end", "platforms": ["x", "threads", "instagram"], "media": [IMAGE]}).json()
 
-        def final():
-            got = requests.get(f"{server.url}/v1/posts/{post['id']}", headers=headers, timeout=10).json()
-            return got if got["status"] in ("completed", "failed", "partial") else None
+    def final():
+        got = requests.get(f"{server.url}/v1/posts/{post['id']}", headers=headers, timeout=10).json()
+        return got if got["status"] in ("completed", "failed", "partial") else None
 
-        assert wait_for(final, 60, "the post to finish")["status"] == "completed"
-        wait_for(lambda: len(httpserver.log) >= 3, 30, "three deliveries")
-    finally:
-        stop_server(server)
+    assert wait_for(final, 60, "the post to finish")["status"] == "completed"
+    wait_for(lambda: len(httpserver.log) >= 3, 30, "three deliveries")
     assert len(httpserver.log) == 3
     for request, _ in httpserver.log:
         raw = request.get_data()

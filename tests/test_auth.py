@@ -6,7 +6,7 @@ from fanout.models import ApiKey, PlanLimitExceeded, db
 from fanout.models.api_key import create_key, revoke_key
 from fanout.models.workspace import create_workspace, set_plan
 
-from .conftest import make_key
+from .conftest import bearer, make_key
 
 
 def assert_401(answer, code):
@@ -39,12 +39,12 @@ def test_malformed_keys_are_invalid_api_key(client, value):
 def test_a_key_with_one_character_changed_is_invalid(client, sandbox_key):
     body = sandbox_key[len("svc_sandbox_"):]
     changed = "svc_sandbox_" + ("A" if body[0] != "A" else "B") + body[1:]
-    assert_401(client.get("/v1/accounts", headers={"Authorization": f"Bearer {changed}"}), "invalid_api_key")
+    assert_401(client.get("/v1/accounts", headers=bearer(changed)), "invalid_api_key")
 
 
 def test_a_well_formed_unknown_key_is_invalid(client):
     key, _ = apikeys.generate("sandbox")
-    assert_401(client.get("/v1/accounts", headers={"Authorization": f"Bearer {key}"}), "invalid_api_key")
+    assert_401(client.get("/v1/accounts", headers=bearer(key)), "invalid_api_key")
 
 
 def test_a_known_lookup_with_a_wrong_secret_is_invalid(client, sandbox_key):
@@ -52,13 +52,13 @@ def test_a_known_lookup_with_a_wrong_secret_is_invalid(client, sandbox_key):
     body = parts.lookup + apikeys.random_base62(apikeys.SECRET_LEN)
     forged = "svc_sandbox_" + body + apikeys._checksum("svc_sandbox_" + body)
     assert apikeys.parse(forged) is not None
-    assert_401(client.get("/v1/accounts", headers={"Authorization": f"Bearer {forged}"}), "invalid_api_key")
+    assert_401(client.get("/v1/accounts", headers=bearer(forged)), "invalid_api_key")
 
 
 def test_a_sandbox_key_relabelled_live_is_invalid(client, sandbox_key):
     body = sandbox_key[len("svc_sandbox_"):-apikeys.CHECK_LEN]
     relabelled = "svc_live_" + body + apikeys._checksum("svc_live_" + body)
-    assert_401(client.get("/v1/accounts", headers={"Authorization": f"Bearer {relabelled}"}), "invalid_api_key")
+    assert_401(client.get("/v1/accounts", headers=bearer(relabelled)), "invalid_api_key")
 
 
 def test_a_valid_key_is_accepted_with_either_scheme_case(client, sandbox_key):
@@ -75,14 +75,14 @@ def test_a_revoked_key_is_refused_on_the_next_request(client, rt, auth):
 def test_revoking_one_key_leaves_the_others_working(client, rt, sandbox_key, live_key):
     with db.connection_context():
         revoke_key(rt, ApiKey.get(ApiKey.mode == "live").id)
-    assert client.get("/v1/accounts", headers={"Authorization": f"Bearer {sandbox_key}"}).status_code == 200
+    assert client.get("/v1/accounts", headers=bearer(sandbox_key)).status_code == 200
 
 
 def test_revocation_leaves_accounts_and_webhooks_in_place(client, rt, workspace, auth, account):
     client.post("/v1/webhooks", headers=auth, json={"url": "https://hooks.example.com/x", "events": ["post.failed"]})
     with db.connection_context():
         revoke_key(rt, ApiKey.get().id)
-    new_auth = {"Authorization": f"Bearer {make_key(rt, workspace.id, 'sandbox')}"}
+    new_auth = bearer(make_key(rt, workspace.id, "sandbox"))
     assert client.get("/v1/accounts", headers=new_auth).json()["data"] == [account]
     assert len(client.get("/v1/webhooks", headers=new_auth).json()["data"]) == 1
 

@@ -9,7 +9,7 @@ from fanout.models.account import connect_account
 from fanout.models.workspace import set_plan
 from fanout.tasks.maintenance import purge_connect_sessions
 
-from .conftest import connect_sandbox_account, open_connect_url
+from .conftest import bearer, connect_sandbox_account, open_connect_url
 
 
 def start(client, headers, platform="x", **body):
@@ -85,7 +85,7 @@ def test_connect_refuses_an_unknown_platform(client, auth):
 
 
 def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, live_key):
-    headers = {"Authorization": f"Bearer {live_key}"}
+    headers = bearer(live_key)
     url = start(client, headers, "instagram", redirect_url="https://app.example.com/cb").json()["url"]
     landed = open_connect_url(client, url)
     assert landed.status_code == 302
@@ -94,7 +94,7 @@ def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(c
 
 
 def test_live_flow_without_redirect_url_shows_a_clear_page(client, live_key):
-    headers = {"Authorization": f"Bearer {live_key}"}
+    headers = bearer(live_key)
     landed = open_connect_url(client, start(client, headers, "x").json()["url"])
     page = client.get(landed.headers["location"])
     assert page.status_code == 200

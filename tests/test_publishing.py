@@ -6,7 +6,7 @@ from fanout.models.account import connect_account
 from fanout.models.lifecycle import Outcome, claim, resolve
 from fanout.tasks import publishing
 
-from .conftest import run_queue, upload_post
+from .conftest import bearer, run_queue, upload_post
 
 
 
@@ -153,7 +153,7 @@ def test_a_target_whose_account_vanished_before_publishing_fails_with_auth_expir
 def test_a_live_target_fails_plainly_until_live_adapters_exist(client, rt, clock, workspace, live_key):
     with db.connection_context():
         connect_account(rt, workspace.id, platform="x", sandbox=False, platform_user_id="1", username="me", access_token="t")
-    live = {"Authorization": f"Bearer {live_key}"}
+    live = bearer(live_key)
     post = client.post("/v1/upload", headers=live, json={"caption": "hi", "platforms": ["x"]}).json()
     run_queue(rt, clock)
     [target] = read(client, live, post["id"])["targets"]

@@ -3,7 +3,7 @@ import pytest
 
 from fanout.models import Account, Post, Target, db
 
-from .conftest import connect_sandbox_account
+from .conftest import bearer, connect_sandbox_account
 
 IMAGE = {"url": "https://cdn.example.com/a.jpg", "type": "image"}
 VIDEO = {"url": "https://cdn.example.com/a.mp4", "type": "video"}
@@ -166,12 +166,12 @@ def test_a_sandbox_key_may_say_sandbox_true(client, auth, x_account):
 
 
 def test_a_live_key_may_make_a_sandbox_post(client, live_key, x_account):
-    post = upload(client, {"Authorization": f"Bearer {live_key}"}, platforms=["x"], sandbox=True)
+    post = upload(client, bearer(live_key), platforms=["x"], sandbox=True)
     assert post.status_code == 201 and post.json()["sandbox"] is True
 
 
 def test_a_live_post_does_not_reach_sandbox_accounts(client, live_key, x_account):
-    live = {"Authorization": f"Bearer {live_key}"}
+    live = bearer(live_key)
     error = error_of(upload(client, live, platforms=["x"]), 422)
     assert error["code"] == "account_not_connected" and "live" in error["message"]
     error = error_of(upload(client, live, account_ids=[x_account["id"]]), 422)
@@ -186,7 +186,7 @@ def test_simulate_error_is_kept_on_a_sandbox_post(client, auth, x_account):
 
 
 def test_simulate_error_on_a_live_post_is_400(client, live_key):
-    answer = upload(client, {"Authorization": f"Bearer {live_key}"}, platforms=["x"], simulate_error="caption_too_long")
+    answer = upload(client, bearer(live_key), platforms=["x"], simulate_error="caption_too_long")
     assert "sandbox" in error_of(answer, 400)["message"]
 
 

@@ -27,7 +27,7 @@ from fanout.models.api_key import create_key
 from fanout.models.schema import migrate
 from fanout.models.workspace import create_workspace
 from fanout.settings import Settings
-from fanout.tasks import memory_queue
+from fanout.tasks import make_queue, memory_queue, register
 
 TEST_SECRET_KEY = "hTMUhjRO0RYW8h_LA-g_S9tTbcf3G_9pGxvX0fl-plA="
 EXTERNAL_DATABASE_URL = os.environ.get("FANOUT_DATABASE_URL")
@@ -359,6 +359,21 @@ def stop_server(server: Server) -> None:
     except subprocess.TimeoutExpired:
         server.proc.kill()
         server.proc.wait()
+
+
+def start_worker(env: dict, log_path: Path, threads: int = 2) -> subprocess.Popen:
+    """A `fanout worker` process with `threads` worker threads, logging to `log_path`."""
+    log_file = open(log_path, "ab")
+    return subprocess.Popen([sys.executable, "-m", "fanout", "worker", "--workers", str(threads)], env=env,
+                            stdout=log_file, stderr=subprocess.STDOUT)
+
+
+@pytest.fixture
+def real_queue(rt):
+    """The queue worker processes read (SQLite file or Redis), emptied first: its tasks."""
+    queue = make_queue(rt.settings)
+    queue.flush()
+    return register(queue)
 
 
 @pytest.fixture

@@ -1,8 +1,6 @@
 """The queue worker as a real process: end to end, killed mid-flight, stopped gracefully."""
 import json
 import signal
-import subprocess
-import sys
 import time
 from dataclasses import replace
 
@@ -12,28 +10,13 @@ from standardwebhooks.webhooks import Webhook as StandardWebhook
 
 from fanout.models import Delivery, Event, Target, db
 from fanout.signing import verify_service_signature
-from fanout.tasks import make_queue, register
 
-from .conftest import IMAGE, bearer, connect_on_server, connect_sandbox_account, wait_for
+from .conftest import IMAGE, bearer, connect_on_server, connect_sandbox_account, start_worker, wait_for
 
 
 def target_row(target_id):
     with db.connection_context():
         return Target.get_by_id(target_id)
-
-
-def start_worker(env, log_path):
-    log = open(log_path, "ab")
-    return subprocess.Popen([sys.executable, "-m", "fanout", "worker", "--workers", "2"], env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-
-
-@pytest.fixture
-def real_queue(rt):
-    """The queue the worker process reads (SQLite file or Redis), emptied first."""
-    queue = make_queue(rt.settings)
-    queue.flush()
-    return register(queue)
 
 
 @pytest.fixture

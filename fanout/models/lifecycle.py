@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from ..times import isoformat
-from .db import write_transaction
+from .db import locked, write_transaction
 from .event import Delivery, Event
 from .post import Post, Target, derive_status
 from .webhook import Webhook
@@ -35,6 +35,14 @@ class Outcome:
 
 
 def _rederive(post_id: str) -> None:
+    """Store the post's status as its targets now say; call inside the write transaction.
+
+    The post row is locked first: on PostgreSQL (READ COMMITTED) two siblings resolving at
+    once would otherwise each read the other's target as it was and store a stale status.
+    Holding the lock, the target read starts after the other's commit. SQLite's IMMEDIATE
+    transaction already serialises writers (tests/test_post_status.py).
+    """
+    locked(Post.select(Post.id).where(Post.id == post_id)).execute()
     statuses = [t.status for t in Target.select(Target.status).where(Target.post == post_id)]
     Post.update(status=derive_status(statuses)).where(Post.id == post_id).execute()
 
@@ -127,7 +135,8 @@ def reclaim_expired(now: _dt.datetime) -> list[str]:
             Target.update(status="pending", lease_expires_at=None, updated_at=now).where(
                 Target.id.in_(stale) & (Target.status == "processing") & (Target.lease_expires_at < now)
             ).execute()
-            for post_id in {t.post_id for t in rows}:
+            # In id order, so two sweepers lock posts in the same order and cannot deadlock.
+            for post_id in sorted({t.post_id for t in rows}):
                 _rederive(post_id)
     return stale
 

@@ -21,6 +21,7 @@ from .requestlog import RequestIdMiddleware
 from .settings import Settings
 from .outbound import Outbound
 from .tasks import make_queue, register
+from .tasks.webhooks import inline_lane
 from .throttle import RateLimitHeaders, RateLimitMiddleware, Throttle
 from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
@@ -45,6 +46,8 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     rt.tasks = register(rt.queue)
     if rt.outbound is None:
         rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
+    if rt.lane is None:
+        rt.lane = inline_lane(rt)
     if rt.throttle is None:
         rt.throttle = Throttle(Limiter(open_store(settings.limiter_url), clock=rt.clock), clock=rt.clock)
     return _runtime.install(rt)

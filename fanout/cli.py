@@ -107,7 +107,10 @@ def cmd_worker(args, settings):
     rt = _boot(settings)
     _require_current_schema()
     from .tasks.publishing import sweep
+    from .tasks.webhooks import threaded_lane
 
+    # Webhook attempts run on the lane's threads, so publishing never waits behind them.
+    rt.lane = threaded_lane(rt).start()
     consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=30)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
@@ -115,8 +118,10 @@ def cmd_worker(args, settings):
     consumer._signal_actions[signal.SIGTERM] = (False, True)
     # Take back at once what a killed worker left behind, rather than at the next minute.
     sweep()
-    log.info("queue worker running with %d thread(s)", args.workers)
+    log.info("queue worker running with %d thread(s) and %d delivery slots", args.workers, rt.lane.slots)
     consumer.run()
+    # Attempts have a 10-second deadline; one cut short is retried from the database.
+    rt.lane.stop(timeout=12)
     return None, None
 
 

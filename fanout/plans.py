@@ -23,6 +23,9 @@ PLANS = {
     )
 }
 DEFAULT_PLAN = "FREE"
+# Webhook registrations per workspace, the same on every plan: each one multiplies every
+# event into a delivery, so the cap bounds what one workspace can ask of the delivery lane.
+WEBHOOKS_PER_WORKSPACE = 10
 
 
 def get_plan(name: str) -> Plan:

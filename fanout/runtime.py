@@ -28,11 +28,13 @@ class Runtime:
     clock: Callable[[], _dt.datetime] = utcnow
     randbytes: Callable[[int], bytes] = field(default=os.urandom)
     resolve: Resolver = resolve_host
-    # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client and
-    # the requests-per-minute counter (a fanout.throttle.Throttle).
+    # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client,
+    # the requests-per-minute counter (a fanout.throttle.Throttle) and where webhook
+    # attempts run (fanout.tasks.lane: inline, or a worker process's threaded lane).
     tasks: Any = None
     outbound: Any = None
     throttle: Any = None
+    lane: Any = None
 
     def now(self) -> _dt.datetime:
         return self.clock()

@@ -29,6 +29,8 @@ class Settings:
     publish_lease: int = 300
     # Seconds sandbox publishing takes, so clients can watch a target in `processing`.
     sandbox_latency: float = 0.0
+    # Threads a worker process sends webhook attempts on (fanout/tasks/lane.py).
+    delivery_slots: int = 16
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
 
@@ -50,6 +52,7 @@ class Settings:
             webhook_retry_schedule=_schedule(env.get("FANOUT_WEBHOOK_RETRY_SCHEDULE", "")),
             publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
+            delivery_slots=_count("FANOUT_DELIVERY_SLOTS", env.get("FANOUT_DELIVERY_SLOTS", ""), 16, 256),
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
         )
 
@@ -85,6 +88,14 @@ def _seconds(name: str, value: str, default: int) -> int:
         return default
     if not value.strip().isdigit() or int(value) < 1:
         raise SettingsError(f"{name} must be a whole number of seconds, at least 1, not {value!r}")
+    return int(value)
+
+
+def _count(name: str, value: str, default: int, most: int) -> int:
+    if not value.strip():
+        return default
+    if not value.strip().isdigit() or not 1 <= int(value) <= most:
+        raise SettingsError(f"{name} must be a whole number from 1 to {most}, not {value!r}")
     return int(value)
 
 

@@ -1,8 +1,9 @@
 """Caps hold under concurrent writers (SQLite BEGIN IMMEDIATE, PostgreSQL row locks)."""
 from concurrent.futures import ThreadPoolExecutor
 
-from fanout.models import Account, ApiKey, PlanLimitExceeded, db
+from fanout.models import Account, ApiKey, PlanLimitExceeded, Webhook, db
 from fanout.models.api_key import create_key
+from fanout.models.webhook import create_webhook
 from fanout.models.connect_session import SessionUnusable, consume_session, start_session
 from fanout.models.workspace import create_workspace
 from fanout.platforms import sandbox
@@ -42,6 +43,16 @@ def test_parallel_key_creation_never_passes_the_key_cap(rt):
     assert len([o for o in outcomes if o != "capped"]) == 3
     with db.connection_context():
         assert ApiKey.select().where(ApiKey.workspace == ws.id).count() == 3
+
+
+def test_parallel_webhook_registrations_never_pass_ten(rt):
+    with db.connection_context():
+        ws = create_workspace(rt, "Team", "BUSINESS")
+    url = "https://hooks.example.com/fanout"
+    outcomes = in_threads(lambda i: create_webhook(rt, ws.id, url=url, events=["post.failed"])[0].id, 16)
+    assert outcomes.count("capped") == 6
+    with db.connection_context():
+        assert Webhook.select().where(Webhook.workspace == ws.id).count() == 10
 
 
 def test_a_session_can_be_consumed_only_once_under_a_race(rt):

@@ -227,17 +227,23 @@ def test_publishing_settings_have_the_spec_defaults():
     settings = Settings.from_env({})
     assert settings.webhook_retry_schedule == (60, 300, 1800, 7200, 21600)
     assert settings.publish_lease == 300 and settings.sandbox_latency == 0.0
+    assert settings.delivery_slots == 16
 
 
 @pytest.mark.parametrize(
     "name, value",
     [("FANOUT_WEBHOOK_RETRY_SCHEDULE", "1,x"), ("FANOUT_WEBHOOK_RETRY_SCHEDULE", "-5"),
      ("FANOUT_PUBLISH_LEASE", "0"), ("FANOUT_PUBLISH_LEASE", "soon"),
-     ("FANOUT_SANDBOX_LATENCY", "61"), ("FANOUT_SANDBOX_LATENCY", "slow")],
+     ("FANOUT_SANDBOX_LATENCY", "61"), ("FANOUT_SANDBOX_LATENCY", "slow"),
+     ("FANOUT_DELIVERY_SLOTS", "0"), ("FANOUT_DELIVERY_SLOTS", "257"), ("FANOUT_DELIVERY_SLOTS", "many")],
 )
 def test_bad_publishing_settings_name_their_variable(name, value):
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
+
+
+def test_delivery_slots_can_be_set():
+    assert Settings.from_env({"FANOUT_DELIVERY_SLOTS": "4"}).delivery_slots == 4
 
 
 def test_the_retry_schedule_can_be_overridden():

@@ -19,6 +19,7 @@ def test_a_new_workspace_shows_its_plan_and_every_cap(client, auth):
         "posts": {"limit": 2000, "used": 0, "resets_at": "2026-12-01T00:00:00.000Z"},
         "accounts": {"limit": 50, "used": 0, "resets_at": None},
         "api_keys": {"limit": 10, "used": 1, "resets_at": None},
+        "webhooks": {"limit": 10, "used": 0, "resets_at": None},
         "requests": {"limit": 300, "used": 1, "resets_at": "2026-11-22T10:01:00.000Z"},
     }
 
@@ -66,3 +67,10 @@ def test_usage_is_per_workspace(client, auth, other_auth, account):
     other = usage(client, other_auth)
     assert other["plan"] == "FREE"
     assert (other["posts"]["used"], other["accounts"]["used"], other["requests"]["used"]) == (0, 0, 1)
+
+
+def test_webhooks_count_the_registrations(client, auth):
+    for _ in range(2):
+        hook = {"url": "https://hooks.example.com/fanout", "events": ["post.failed"]}
+        assert client.post("/v1/webhooks", headers=auth, json=hook).status_code == 201
+    assert usage(client, auth)["webhooks"] == {"limit": 10, "used": 2, "resets_at": None}

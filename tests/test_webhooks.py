@@ -28,6 +28,22 @@ def test_register_answers_201_with_the_secret(client, auth):
     assert body["created_at"] == "2026-11-22T10:00:00.000Z"
 
 
+def test_the_eleventh_registration_is_refused_on_every_plan(client, auth):
+    for _ in range(10):
+        assert register(client, auth).status_code == 201
+    answer = register(client, auth)
+    assert answer.status_code == 403
+    assert answer.json()["error"]["code"] == "plan_limit_exceeded"
+    assert "10 webhook registrations" in answer.json()["error"]["message"]
+    assert len(client.get("/v1/webhooks", headers=auth).json()["data"]) == 10
+
+
+def test_deleting_a_registration_makes_room_for_another(client, auth):
+    ids = [register(client, auth).json()["id"] for _ in range(10)]
+    assert client.delete(f"/v1/webhooks/{ids[0]}", headers=auth).status_code == 204
+    assert register(client, auth).status_code == 201
+
+
 def test_each_registration_has_its_own_secret(client, auth):
     assert register(client, auth).json()["secret"] != register(client, auth).json()["secret"]
 

@@ -7,7 +7,8 @@ from .. import runtime
 from ..models.account import count_accounts
 from ..models.api_key import count_active_keys
 from ..models.usage import next_month_start, posts_this_month
-from ..plans import get_plan
+from ..models.webhook import count_webhooks
+from ..plans import WEBHOOKS_PER_WORKSPACE, get_plan
 from ..times import isoformat
 from . import api_call
 
@@ -31,5 +32,6 @@ def get_usage(token_info):
         "posts": _cap(plan.posts_per_month, posts_this_month(workspace_id, now), next_month_start(now)),
         "accounts": _cap(plan.accounts, count_accounts(workspace_id)),
         "api_keys": _cap(plan.keys, count_active_keys(workspace_id)),
+        "webhooks": _cap(WEBHOOKS_PER_WORKSPACE, count_webhooks(workspace_id)),
         "requests": requests,
     }, 200

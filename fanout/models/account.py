@@ -5,10 +5,10 @@ import datetime as _dt
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
-from .db import BaseModel, locked, write_transaction
+from .db import BaseModel, write_transaction
 from .errors import NotFound, PlanLimitExceeded
 from .lifecycle import fail_pending_targets
-from .workspace import Workspace
+from .workspace import Workspace, lock_workspace
 
 STATUSES = ("active", "expired", "revoked")
 
@@ -57,14 +57,6 @@ def check_account_cap(workspace: Workspace) -> None:
             f"the {workspace.plan} plan allows {workspace.limits.accounts} connected accounts; "
             "disconnect one or upgrade the plan"
         )
-
-
-def lock_workspace(workspace_id: str) -> Workspace:
-    """The workspace row, locked until the transaction ends (caps are checked under it)."""
-    workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
-    if workspace is None:
-        raise NotFound(f"no workspace {workspace_id}")
-    return workspace
 
 
 def connect_account(

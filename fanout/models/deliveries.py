@@ -53,6 +53,13 @@ def record_attempt(
     return Delivery.get_by_id(delivery.id)
 
 
+def owner_of(delivery_id: str) -> tuple[str, str] | None:
+    """(workspace id, registration id) of a pending delivery, else None."""
+    row = (Delivery.select(Delivery.id, Webhook.id, Webhook.workspace).join(Webhook)
+           .where((Delivery.id == delivery_id) & (Delivery.status == "pending")).first())
+    return (row.webhook.workspace_id, row.webhook.id) if row else None
+
+
 def due(now: _dt.datetime, limit: int = 500) -> list[str]:
     """Pending deliveries whose next attempt is due and that nobody is sending."""
     return [d.id for d in Delivery.select(Delivery.id).where(

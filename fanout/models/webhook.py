@@ -5,9 +5,10 @@ import base64
 
 from peewee import CharField, DateTimeField, ForeignKeyField, TextField
 
+from ..plans import WEBHOOKS_PER_WORKSPACE
 from .db import BaseModel, write_transaction
-from .errors import NotFound
-from .workspace import Workspace
+from .errors import NotFound, PlanLimitExceeded
+from .workspace import Workspace, lock_workspace
 
 EVENTS = ("post.completed", "post.failed")
 
@@ -33,10 +34,23 @@ def new_secret(randbytes) -> str:
     return "whsec_" + base64.b64encode(randbytes(32)).decode()
 
 
+def count_webhooks(workspace_id: str) -> int:
+    return Webhook.select().where(Webhook.workspace == workspace_id).count()
+
+
 def create_webhook(rt, workspace_id: str, *, url: str, events: list[str]) -> tuple[Webhook, str]:
-    """The registration and its secret in clear, which only this call ever returns."""
+    """The registration and its secret in clear, which only this call ever returns.
+
+    The cap is counted under the workspace's row lock, so concurrent registrations cannot
+    pass it together.
+    """
     secret = new_secret(rt.randbytes)
     with write_transaction():
+        lock_workspace(workspace_id)
+        if count_webhooks(workspace_id) >= WEBHOOKS_PER_WORKSPACE:
+            raise PlanLimitExceeded(
+                f"a workspace holds at most {WEBHOOKS_PER_WORKSPACE} webhook registrations; delete one first"
+            )
         webhook = Webhook.create(
             id=rt.new_id("wh"),
             workspace=workspace_id,

@@ -4,7 +4,8 @@ from __future__ import annotations
 from peewee import CharField, DateTimeField
 
 from ..plans import DEFAULT_PLAN, PLANS, Plan
-from .db import BaseModel, write_transaction
+from .db import BaseModel, locked, write_transaction
+from .errors import NotFound
 
 
 class Workspace(BaseModel):
@@ -35,3 +36,11 @@ def set_plan(workspace_id: str, plan: str) -> Workspace:
         if not Workspace.update(plan=plan).where(Workspace.id == workspace_id).execute():
             raise LookupError(f"no workspace {workspace_id}")
     return Workspace.get_by_id(workspace_id)
+
+
+def lock_workspace(workspace_id: str) -> Workspace:
+    """The workspace row, locked until the transaction ends (caps are checked under it)."""
+    workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
+    if workspace is None:
+        raise NotFound(f"no workspace {workspace_id}")
+    return workspace

@@ -4,7 +4,8 @@ from __future__ import annotations
 import time
 
 from ..apikeys import random_base62
-from ..models.account import Account, connect_account, lock_workspace
+from ..models.account import Account, connect_account
+from ..models.workspace import lock_workspace
 from ..models.db import write_transaction
 from ..models.lifecycle import Outcome
 from .rules import caption_problem, media_problem

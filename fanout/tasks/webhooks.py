@@ -1,21 +1,45 @@
-"""Webhook delivery: one attempt per task run, the next one scheduled from the database."""
+"""Webhook delivery: the `deliver` task hands a delivery to the lane (fanout/tasks/lane.py),
+which makes one attempt and schedules the next from the database."""
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
 from .. import runtime
 from ..models import db
-from ..models.deliveries import claim_attempt, record_attempt
+from ..models.deliveries import claim_attempt, owner_of, record_attempt
 from ..outbound import OutboundError
 from ..signing import service_signature, standard_webhook_headers
 from ..times import UTC, to_epoch_ms
+from .lane import Inline, Lane, Owner
 
 log = logging.getLogger(__name__)
 
 
+def threaded_lane(rt) -> Lane:
+    """The lane of a worker process: `FANOUT_DELIVERY_SLOTS` threads sending attempts."""
+    return Lane(functools.partial(attempt, rt), _owner, slots=rt.settings.delivery_slots)
+
+
+def inline_lane(rt) -> Inline:
+    """Attempts in the thread that runs the task: for queues driven step by step (tests)."""
+    return Inline(functools.partial(attempt, rt))
+
+
+def _owner(delivery_id: str) -> Owner | None:
+    with db.connection_context():
+        found = owner_of(delivery_id)
+    return Owner(*found) if found else None
+
+
 def deliver(delivery_id: str) -> None:
-    rt = runtime.current()
+    """The queue task: returns at once, so a slow endpoint never holds a queue worker."""
+    runtime.current().lane.submit(delivery_id)
+
+
+def attempt(rt, delivery_id: str) -> None:
+    """One attempt at a delivery, if it is due and nobody else is sending it."""
     started_at = rt.now()
     with db.connection_context():
         delivery = claim_attempt(delivery_id, started_at)

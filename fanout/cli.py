@@ -10,13 +10,11 @@ import json
 import logging
 import os
 import signal
-import subprocess
 import sys
-import threading
-import time
 
 from .plans import PLANS
 from .settings import Settings, SettingsError
+from .supervise import WorkerProcess, stop_with_parent
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")
@@ -72,11 +70,16 @@ def cmd_serve(args, settings):
     applied = migrate()
     if applied:
         log.info("applied migrations %s", ", ".join(applied))
-    worker = WorkerProcess([sys.executable, "-m", "fanout", "worker", "--workers", str(args.workers)])
-    worker.start()
+    worker = WorkerProcess([
+        sys.executable, "-m", "fanout", "worker", "--workers", str(args.workers), "--parent-pid", str(os.getpid()),
+    ])
+    _on_stop_signals(_raise_stop)
     try:
-        _run_api(settings, args.host, args.port, workers=1)
+        worker.start()
+        _serve_api(settings, args.host, args.port, workers=1)
     finally:
+        # A second SIGTERM or SIGINT while the worker finishes its tasks: stop it now.
+        _on_stop_signals(lambda signum, frame: worker.kill())
         worker.stop()
     return None, None
 
@@ -85,8 +88,35 @@ def cmd_api(args, settings):
     settings = _settings_for_listener(settings, args.host, args.port)
     _boot(settings)
     _require_current_schema()
-    _run_api(settings, args.host, args.port, workers=args.workers)
+    _on_stop_signals(_raise_stop)
+    _serve_api(settings, args.host, args.port, workers=args.workers)
     return None, None
+
+
+class _StopRequested(Exception):
+    """SIGTERM or SIGINT reached `serve` or `api`: serving stops, and the command succeeds."""
+
+
+def _raise_stop(signum, frame):
+    raise _StopRequested(signal.Signals(signum).name)
+
+
+def _on_stop_signals(handler) -> None:
+    # Uvicorn takes these signals over while it serves and, once it has stopped gracefully,
+    # raises them again for the handler it found: without this one SIGTERM would end the
+    # process there, before `serve` stops its worker.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, handler)
+
+
+def _serve_api(settings: Settings, host: str, port: int, workers: int) -> None:
+    """`_run_api`, failing with exit 1 like any command when the API cannot start (uvicorn
+    logs why, then exits 3 or 1)."""
+    try:
+        _run_api(settings, host, port, workers=workers)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise CommandError("not_started", f"the API did not start on {host}:{port} (the reason is logged above)") from None
 
 
 def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
@@ -104,6 +134,7 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
 
 
 def cmd_worker(args, settings):
+    stop_with_parent(args.parent_pid)
     rt = _boot(settings)
     _require_current_schema()
     from .tasks.publishing import sweep
@@ -118,40 +149,6 @@ def cmd_worker(args, settings):
     log.info("queue worker running with %d thread(s)", args.workers)
     consumer.run()
     return None, None
-
-
-class WorkerProcess:
-    """The queue worker `fanout serve` runs beside the API, restarted if it dies."""
-
-    def __init__(self, argv: list[str]):
-        self.argv = argv
-        self.proc: subprocess.Popen | None = None
-        self.stopping = threading.Event()
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(self.argv)
-        threading.Thread(target=self._watch, daemon=True, name="worker-watch").start()
-
-    def _watch(self) -> None:
-        while not self.stopping.is_set():
-            code = self.proc.wait()
-            if self.stopping.is_set():
-                return
-            log.error("queue worker exited with %s; restarting it", code)
-            time.sleep(1)
-            self.proc = subprocess.Popen(self.argv)
-
-    def stop(self, timeout: float = 30) -> None:
-        self.stopping.set()
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        # SIGINT is Huey's graceful shutdown: running tasks finish first.
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 # --- workspaces and keys -----------------------------------------------------------------
@@ -293,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("worker", parents=[common], help="queue consumer only")
     p.add_argument("--workers", type=_positive, default=4, help="worker threads")
+    p.add_argument("--parent-pid", type=int, metavar="PID", help="stop when process PID is gone (fanout serve passes its own)")
     p.set_defaults(fn=cmd_worker)
 
     p = sub.add_parser("migrate", parents=[common], help="create or upgrade the database schema")
@@ -344,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(args, "invalid_setting", str(e))
     except CommandError as e:
         return _fail(args, e.code, e.message)
+    except _StopRequested as stop:
+        log.info("stopped on %s", stop)
+        return 0
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # a one-line reason, not a traceback, for operators

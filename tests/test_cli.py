@@ -99,3 +99,13 @@ def test_a_bad_setting_is_refused_with_a_message_naming_it(cli):
 def test_migrate_is_idempotent(cli):
     assert "up to date" in cli("migrate").stdout
     assert cli.json("migrate") == {"applied": []}
+
+
+def test_a_command_prints_no_warning_on_the_plain_install(cli, tmp_path):
+    # The README's `pip install -e .` has no httpx2, and Starlette warns whenever its test
+    # client is imported without it: hide the test extras' httpx2 to be that install.
+    plain = tmp_path / "plain-install"
+    plain.mkdir()
+    (plain / "httpx2.py").write_text("raise ModuleNotFoundError(\"No module named 'httpx2'\", name='httpx2')\n")
+    cli.env["PYTHONPATH"] = str(plain)
+    assert cli("workspace", "list").stderr == ""

@@ -11,9 +11,10 @@ import logging
 import os
 import signal
 import sys
+from urllib.parse import urlsplit
 
 from .plans import PLANS
-from .settings import Settings, SettingsError
+from .settings import Settings, SettingsError, sqlite_path
 from .supervise import WorkerProcess, stop_with_parent
 from .times import isoformat
 
@@ -27,18 +28,50 @@ class CommandError(Exception):
         self.message = message
 
 
-def _boot(settings: Settings):
+def _boot(settings: Settings, *, creates_schema: bool = False):
+    """Bind the database and install the runtime, for a command that needs the schema in
+    place unless it `creates_schema`. A command that needs it stops before creating
+    anything where there is no database, and says where it looked."""
     from .app import boot
 
-    return boot(settings)
+    if not creates_schema:
+        _require_database(settings)
+    rt = boot(settings)
+    if not creates_schema:
+        _require_current_schema(settings)
+    return rt
 
 
-def _require_current_schema() -> None:
+def _where(settings: Settings) -> tuple[str, str]:
+    """Where the database is, for messages, and the setting that would move it."""
+    if settings.database_url.startswith("sqlite:"):
+        path = sqlite_path(settings.database_url)
+        if os.environ.get("FANOUT_DATABASE_URL"):
+            return f"{path} (from FANOUT_DATABASE_URL)", "FANOUT_DATABASE_URL"
+        if os.environ.get("FANOUT_DATA_DIR"):
+            return f"{path} (in FANOUT_DATA_DIR)", "FANOUT_DATA_DIR"
+        return f"{path} (in the default data folder ./var)", "FANOUT_DATA_DIR"
+    parts = urlsplit(settings.database_url)
+    return f"postgresql://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}", "FANOUT_DATABASE_URL"
+
+
+def _require_database(settings: Settings) -> None:
+    if settings.database_url.startswith("sqlite:") and not sqlite_path(settings.database_url).exists():
+        where, setting = _where(settings)
+        raise CommandError(
+            "no_database", f"no database at {where}: run `fanout migrate` to create it, or set {setting} to where yours is"
+        )
+
+
+def _require_current_schema(settings: Settings) -> None:
     from .models.schema import pending
 
     missing = pending()
     if missing:
-        raise CommandError("schema_out_of_date", f"the database needs migrations {', '.join(missing)}: run `fanout migrate`")
+        where, _ = _where(settings)
+        raise CommandError(
+            "schema_out_of_date", f"the database at {where} needs migrations {', '.join(missing)}: run `fanout migrate`"
+        )
 
 
 # --- running the service ---------------------------------------------------------------
@@ -57,7 +90,7 @@ def _settings_for_listener(settings: Settings, host: str, port: int) -> Settings
 def cmd_migrate(args, settings):
     from .models.schema import migrate
 
-    _boot(settings)
+    _boot(settings, creates_schema=True)
     applied = migrate()
     return {"applied": applied}, (f"applied {', '.join(applied)}" if applied else "the database is up to date")
 
@@ -66,7 +99,7 @@ def cmd_serve(args, settings):
     from .models.schema import migrate
 
     settings = _settings_for_listener(settings, args.host, args.port)
-    _boot(settings)
+    _boot(settings, creates_schema=True)
     applied = migrate()
     if applied:
         log.info("applied migrations %s", ", ".join(applied))
@@ -87,7 +120,6 @@ def cmd_serve(args, settings):
 def cmd_api(args, settings):
     settings = _settings_for_listener(settings, args.host, args.port)
     _boot(settings)
-    _require_current_schema()
     _on_stop_signals(_raise_stop)
     _serve_api(settings, args.host, args.port, workers=args.workers)
     return None, None
@@ -136,7 +168,6 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
 def cmd_worker(args, settings):
     stop_with_parent(args.parent_pid)
     rt = _boot(settings)
-    _require_current_schema()
     from .tasks.publishing import sweep
 
     consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=30)

@@ -1,6 +1,8 @@
 """The `fanout` command (the operators' "workspace dashboard")."""
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -109,3 +111,31 @@ def test_a_command_prints_no_warning_on_the_plain_install(cli, tmp_path):
     (plain / "httpx2.py").write_text("raise ModuleNotFoundError(\"No module named 'httpx2'\", name='httpx2')\n")
     cli.env["PYTHONPATH"] = str(plain)
     assert cli("workspace", "list").stderr == ""
+
+
+def embedded_default(cli) -> dict:
+    """The `cli` environment without any FANOUT_ setting: SQLite files in ./var."""
+    return {k: v for k, v in cli.env.items() if not k.startswith("FANOUT_")}
+
+
+def test_where_there_is_no_database_a_command_says_where_it_looked_and_creates_nothing(cli, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-m", "fanout", "workspace", "list"], cwd=elsewhere,
+                          env=embedded_default(cli), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"fanout: no database at {elsewhere / 'var' / 'fanout.db'} (in the default data folder ./var): "
+        "run `fanout migrate` to create it, or set FANOUT_DATA_DIR to where yours is\n")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_database_without_the_schema_is_named_with_what_to_run(cli, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    (data / "fanout.db").touch(mode=0o600)
+    cli.env = {**embedded_default(cli), "FANOUT_DATA_DIR": str(data)}
+    failed = cli("workspace", "list", check=False)
+    assert failed.returncode == 1
+    assert failed.stderr.startswith(f"fanout: the database at {data / 'fanout.db'} (in FANOUT_DATA_DIR) needs migrations 0001_initial")
+    assert failed.stderr.endswith(": run `fanout migrate`\n")

@@ -13,6 +13,7 @@ import signal
 import sys
 from urllib.parse import urlsplit
 
+from . import __version__
 from .plans import PLANS
 from .settings import Settings, SettingsError, sqlite_path
 from .supervise import WorkerProcess, stop_with_parent
@@ -305,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="print one JSON value on stdout")
 
     parser = argparse.ArgumentParser(prog="fanout", description="Fanout: social publishing API")
+    parser.add_argument("--version", action="version", version=f"fanout {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("serve", parents=[common], help="API + connect pages + a queue worker (embedded default)")

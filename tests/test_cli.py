@@ -1,4 +1,5 @@
 """The `fanout` command (the operators' "workspace dashboard")."""
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -139,3 +140,7 @@ def test_a_database_without_the_schema_is_named_with_what_to_run(cli, tmp_path):
     assert failed.returncode == 1
     assert failed.stderr.startswith(f"fanout: the database at {data / 'fanout.db'} (in FANOUT_DATA_DIR) needs migrations 0001_initial")
     assert failed.stderr.endswith(": run `fanout migrate`\n")
+
+
+def test_version_is_the_installed_packages(cli):
+    assert cli("--version").stdout == f"fanout {importlib.metadata.version('fanout')}\n"

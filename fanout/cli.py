@@ -190,6 +190,14 @@ def _workspace_view(ws) -> dict:
     return {"id": ws.id, "name": ws.name, "plan": ws.plan, "created_at": isoformat(ws.created_at)}
 
 
+def _workspace_table(rows: list[dict], header: bool = True) -> str:
+    """Workspaces in aligned columns, the same for every command; the name last, as it may hold spaces."""
+    lines = [("ID", "PLAN", "CREATED", "NAME")] if header else []
+    lines += [(w["id"], w["plan"], w["created_at"], w["name"]) for w in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(3)]
+    return "\n".join("  ".join([*(v.ljust(w) for v, w in zip(line, widths)), line[3]]) for line in lines)
+
+
 def _key_view(key) -> dict:
     return {
         "id": key.id,
@@ -223,7 +231,8 @@ def cmd_workspace_create(args, settings):
     rt = _boot(settings)
     with db.connection_context():
         ws = create_workspace(rt, args.name, args.plan)
-    return _workspace_view(ws), f"{ws.id}  {ws.name}  {ws.plan}"
+    view = _workspace_view(ws)
+    return view, _workspace_table([view], header=False)
 
 
 @_domain_errors
@@ -233,8 +242,7 @@ def cmd_workspace_list(args, settings):
     _boot(settings)
     with db.connection_context():
         rows = [_workspace_view(w) for w in Workspace.select().order_by(Workspace.created_at.desc(), Workspace.id.desc())]
-    text = "\n".join(f"{w['id']}  {w['plan']:<8}  {w['name']}" for w in rows) or "no workspaces"
-    return rows, text
+    return rows, _workspace_table(rows) if rows else "no workspaces"
 
 
 @_domain_errors

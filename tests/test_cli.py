@@ -144,3 +144,10 @@ def test_a_database_without_the_schema_is_named_with_what_to_run(cli, tmp_path):
 
 def test_version_is_the_installed_packages(cli):
     assert cli("--version").stdout == f"fanout {importlib.metadata.version('fanout')}\n"
+
+
+def test_workspace_create_and_list_print_the_same_columns_and_list_has_a_header(cli):
+    created = cli("workspace", "create", "Acme Inc", "--plan", "PRO").stdout
+    header, row = cli("workspace", "list").stdout.splitlines()
+    assert header.split() == ["ID", "PLAN", "CREATED", "NAME"]
+    assert row.split() == created.split()

@@ -105,6 +105,7 @@ class WorkerProcess:
             self._stopping.set()
             proc = self.proc
         if proc is not None and proc.poll() is None:
+            log.warning("stopping the queue worker (pid %d) now, running tasks and all", proc.pid)
             proc.kill()
 
 

@@ -10,13 +10,13 @@ import json
 import logging
 import os
 import signal
-import subprocess
 import sys
-import threading
-import time
+from urllib.parse import urlsplit
 
+from . import __version__
 from .plans import PLANS
-from .settings import Settings, SettingsError
+from .settings import Settings, SettingsError, sqlite_path
+from .supervise import WorkerProcess, stop_with_parent
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")
@@ -29,18 +29,50 @@ class CommandError(Exception):
         self.message = message
 
 
-def _boot(settings: Settings):
+def _boot(settings: Settings, *, creates_schema: bool = False):
+    """Bind the database and install the runtime, for a command that needs the schema in
+    place unless it `creates_schema`. A command that needs it stops before creating
+    anything where there is no database, and says where it looked."""
     from .app import boot
 
-    return boot(settings)
+    if not creates_schema:
+        _require_database(settings)
+    rt = boot(settings)
+    if not creates_schema:
+        _require_current_schema(settings)
+    return rt
 
 
-def _require_current_schema() -> None:
+def _where(settings: Settings) -> tuple[str, str]:
+    """Where the database is, for messages, and the setting that would move it."""
+    if settings.database_url.startswith("sqlite:"):
+        path = sqlite_path(settings.database_url)
+        if os.environ.get("FANOUT_DATABASE_URL"):
+            return f"{path} (from FANOUT_DATABASE_URL)", "FANOUT_DATABASE_URL"
+        if os.environ.get("FANOUT_DATA_DIR"):
+            return f"{path} (in FANOUT_DATA_DIR)", "FANOUT_DATA_DIR"
+        return f"{path} (in the default data folder ./var)", "FANOUT_DATA_DIR"
+    parts = urlsplit(settings.database_url)
+    return f"postgresql://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}", "FANOUT_DATABASE_URL"
+
+
+def _require_database(settings: Settings) -> None:
+    if settings.database_url.startswith("sqlite:") and not sqlite_path(settings.database_url).exists():
+        where, setting = _where(settings)
+        raise CommandError(
+            "no_database", f"no database at {where}: run `fanout migrate` to create it, or set {setting} to where yours is"
+        )
+
+
+def _require_current_schema(settings: Settings) -> None:
     from .models.schema import pending
 
     missing = pending()
     if missing:
-        raise CommandError("schema_out_of_date", f"the database needs migrations {', '.join(missing)}: run `fanout migrate`")
+        where, _ = _where(settings)
+        raise CommandError(
+            "schema_out_of_date", f"the database at {where} needs migrations {', '.join(missing)}: run `fanout migrate`"
+        )
 
 
 # --- running the service ---------------------------------------------------------------
@@ -59,7 +91,7 @@ def _settings_for_listener(settings: Settings, host: str, port: int) -> Settings
 def cmd_migrate(args, settings):
     from .models.schema import migrate
 
-    _boot(settings)
+    _boot(settings, creates_schema=True)
     applied = migrate()
     return {"applied": applied}, (f"applied {', '.join(applied)}" if applied else "the database is up to date")
 
@@ -68,15 +100,20 @@ def cmd_serve(args, settings):
     from .models.schema import migrate
 
     settings = _settings_for_listener(settings, args.host, args.port)
-    _boot(settings)
+    _boot(settings, creates_schema=True)
     applied = migrate()
     if applied:
         log.info("applied migrations %s", ", ".join(applied))
-    worker = WorkerProcess([sys.executable, "-m", "fanout", "worker", "--workers", str(args.workers)])
-    worker.start()
+    worker = WorkerProcess([
+        sys.executable, "-m", "fanout", "worker", "--workers", str(args.workers), "--parent-pid", str(os.getpid()),
+    ])
+    _on_stop_signals(_raise_stop)
     try:
-        _run_api(settings, args.host, args.port, workers=1)
+        worker.start()
+        _serve_api(settings, args.host, args.port, workers=1)
     finally:
+        # A second SIGTERM or SIGINT while the worker finishes its tasks: stop it now.
+        _on_stop_signals(lambda signum, frame: worker.kill())
         worker.stop()
     return None, None
 
@@ -84,9 +121,35 @@ def cmd_serve(args, settings):
 def cmd_api(args, settings):
     settings = _settings_for_listener(settings, args.host, args.port)
     _boot(settings)
-    _require_current_schema()
-    _run_api(settings, args.host, args.port, workers=args.workers)
+    _on_stop_signals(_raise_stop)
+    _serve_api(settings, args.host, args.port, workers=args.workers)
     return None, None
+
+
+class _StopRequested(Exception):
+    """SIGTERM or SIGINT reached `serve` or `api`: serving stops, and the command succeeds."""
+
+
+def _raise_stop(signum, frame):
+    raise _StopRequested(signal.Signals(signum).name)
+
+
+def _on_stop_signals(handler) -> None:
+    # Uvicorn takes these signals over while it serves and, once it has stopped gracefully,
+    # raises them again for the handler it found: without this one SIGTERM would end the
+    # process there, before `serve` stops its worker.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, handler)
+
+
+def _serve_api(settings: Settings, host: str, port: int, workers: int) -> None:
+    """`_run_api`, failing with exit 1 like any command when the API cannot start (uvicorn
+    logs why, then exits 3 or 1)."""
+    try:
+        _run_api(settings, host, port, workers=workers)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            raise CommandError("not_started", f"the API did not start on {host}:{port} (the reason is logged above)") from None
 
 
 def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
@@ -104,8 +167,8 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
 
 
 def cmd_worker(args, settings):
+    stop_with_parent(args.parent_pid)
     rt = _boot(settings)
-    _require_current_schema()
     from .tasks.publishing import sweep
     from .tasks.webhooks import threaded_lane
 
@@ -125,45 +188,19 @@ def cmd_worker(args, settings):
     return None, None
 
 
-class WorkerProcess:
-    """The queue worker `fanout serve` runs beside the API, restarted if it dies."""
-
-    def __init__(self, argv: list[str]):
-        self.argv = argv
-        self.proc: subprocess.Popen | None = None
-        self.stopping = threading.Event()
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(self.argv)
-        threading.Thread(target=self._watch, daemon=True, name="worker-watch").start()
-
-    def _watch(self) -> None:
-        while not self.stopping.is_set():
-            code = self.proc.wait()
-            if self.stopping.is_set():
-                return
-            log.error("queue worker exited with %s; restarting it", code)
-            time.sleep(1)
-            self.proc = subprocess.Popen(self.argv)
-
-    def stop(self, timeout: float = 30) -> None:
-        self.stopping.set()
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        # SIGINT is Huey's graceful shutdown: running tasks finish first.
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 # --- workspaces and keys -----------------------------------------------------------------
 
 
 def _workspace_view(ws) -> dict:
     return {"id": ws.id, "name": ws.name, "plan": ws.plan, "created_at": isoformat(ws.created_at)}
+
+
+def _workspace_table(rows: list[dict], header: bool = True) -> str:
+    """Workspaces in aligned columns, the same for every command; the name last, as it may hold spaces."""
+    lines = [("ID", "PLAN", "CREATED", "NAME")] if header else []
+    lines += [(w["id"], w["plan"], w["created_at"], w["name"]) for w in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(3)]
+    return "\n".join("  ".join([*(v.ljust(w) for v, w in zip(line, widths)), line[3]]) for line in lines)
 
 
 def _key_view(key) -> dict:
@@ -199,7 +236,8 @@ def cmd_workspace_create(args, settings):
     rt = _boot(settings)
     with db.connection_context():
         ws = create_workspace(rt, args.name, args.plan)
-    return _workspace_view(ws), f"{ws.id}  {ws.name}  {ws.plan}"
+    view = _workspace_view(ws)
+    return view, _workspace_table([view], header=False)
 
 
 @_domain_errors
@@ -209,8 +247,7 @@ def cmd_workspace_list(args, settings):
     _boot(settings)
     with db.connection_context():
         rows = [_workspace_view(w) for w in Workspace.select().order_by(Workspace.created_at.desc(), Workspace.id.desc())]
-    text = "\n".join(f"{w['id']}  {w['plan']:<8}  {w['name']}" for w in rows) or "no workspaces"
-    return rows, text
+    return rows, _workspace_table(rows) if rows else "no workspaces"
 
 
 @_domain_errors
@@ -282,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="print one JSON value on stdout")
 
     parser = argparse.ArgumentParser(prog="fanout", description="Fanout: social publishing API")
+    parser.add_argument("--version", action="version", version=f"fanout {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("serve", parents=[common], help="API + connect pages + a queue worker (embedded default)")
@@ -298,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("worker", parents=[common], help="queue consumer only")
     p.add_argument("--workers", type=_positive, default=4, help="worker threads")
+    p.add_argument("--parent-pid", type=int, metavar="PID", help="stop when process PID is gone (fanout serve passes its own)")
     p.set_defaults(fn=cmd_worker)
 
     p = sub.add_parser("migrate", parents=[common], help="create or upgrade the database schema")
@@ -349,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(args, "invalid_setting", str(e))
     except CommandError as e:
         return _fail(args, e.code, e.message)
+    except _StopRequested as stop:
+        log.info("stopped on %s", stop)
+        return 0
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # a one-line reason, not a traceback, for operators

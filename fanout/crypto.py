@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from .datadir import private_folder
 from .settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def load_keyring(settings: Settings) -> Keyring:
 def _create_key_file(path: Path) -> None:
     # Written aside and linked into place, so a process starting at the same moment
     # sees either no file or a whole key, never half of one.
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as fh:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from .datadir import private_file
 from .settings import sqlite_path
 from .times import to_epoch_ms, utcnow
 
@@ -246,7 +247,9 @@ class RedisStore:
 def open_store(url: str) -> Store:
     """`sqlite:///path/to/ratelimit.db` or `redis://` / `rediss://`; ValueError otherwise."""
     if url.startswith("sqlite:///") and url != "sqlite:///":
-        return SqliteStore(str(sqlite_path(url)))
+        store = SqliteStore(str(sqlite_path(url)))
+        private_file(sqlite_path(url))  # before the store's first connection would create it
+        return store
     if url.startswith(("redis://", "rediss://")):
         return RedisStore(url)
     raise ValueError(f"rate limit store must be sqlite:///path or redis://host:6379/0, not {_redact(url)!r}")

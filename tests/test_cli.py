@@ -1,6 +1,9 @@
 """The `fanout` command (the operators' "workspace dashboard")."""
+import importlib.metadata
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -99,3 +102,52 @@ def test_a_bad_setting_is_refused_with_a_message_naming_it(cli):
 def test_migrate_is_idempotent(cli):
     assert "up to date" in cli("migrate").stdout
     assert cli.json("migrate") == {"applied": []}
+
+
+def test_a_command_prints_no_warning_on_the_plain_install(cli, tmp_path):
+    # The README's `pip install -e .` has no httpx2, and Starlette warns whenever its test
+    # client is imported without it: hide the test extras' httpx2 to be that install.
+    plain = tmp_path / "plain-install"
+    plain.mkdir()
+    (plain / "httpx2.py").write_text("raise ModuleNotFoundError(\"No module named 'httpx2'\", name='httpx2')\n")
+    cli.env["PYTHONPATH"] = str(plain)
+    assert cli("workspace", "list").stderr == ""
+
+
+def embedded_default(cli) -> dict:
+    """The `cli` environment without any FANOUT_ setting: SQLite files in ./var."""
+    return {k: v for k, v in cli.env.items() if not k.startswith("FANOUT_")}
+
+
+def test_where_there_is_no_database_a_command_says_where_it_looked_and_creates_nothing(cli, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-m", "fanout", "workspace", "list"], cwd=elsewhere,
+                          env=embedded_default(cli), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"fanout: no database at {elsewhere / 'var' / 'fanout.db'} (in the default data folder ./var): "
+        "run `fanout migrate` to create it, or set FANOUT_DATA_DIR to where yours is\n")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_database_without_the_schema_is_named_with_what_to_run(cli, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    (data / "fanout.db").touch(mode=0o600)
+    cli.env = {**embedded_default(cli), "FANOUT_DATA_DIR": str(data)}
+    failed = cli("workspace", "list", check=False)
+    assert failed.returncode == 1
+    assert failed.stderr.startswith(f"fanout: the database at {data / 'fanout.db'} (in FANOUT_DATA_DIR) needs migrations 0001_initial")
+    assert failed.stderr.endswith(": run `fanout migrate`\n")
+
+
+def test_version_is_the_installed_packages(cli):
+    assert cli("--version").stdout == f"fanout {importlib.metadata.version('fanout')}\n"
+
+
+def test_workspace_create_and_list_print_the_same_columns_and_list_has_a_header(cli):
+    created = cli("workspace", "create", "Acme Inc", "--plan", "PRO").stdout
+    header, row = cli("workspace", "list").stdout.splitlines()
+    assert header.split() == ["ID", "PLAN", "CREATED", "NAME"]
+    assert row.split() == created.split()

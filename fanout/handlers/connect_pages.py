@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from .. import runtime
 from ..models import PlanLimitExceeded, db
 from ..models.connect_session import SessionUnusable, consume_session
-from ..platforms import PLATFORMS, sandbox
+from ..platforms import NAMES, PLATFORMS, sandbox
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,8 @@ async def connect(request: Request) -> Response:
     platform = request.path_params["platform"]
     token = request.query_params.get("session", "")
     if platform not in PLATFORMS:
-        return page(404, "Unknown platform", f"Fanout connects {', '.join(PLATFORMS)}.")
+        *others, last = NAMES.values()
+        return page(404, "Unknown platform", f"Fanout connects {', '.join(others)} and {last}.")
     if not token or len(token) > 200:
         return page(400, "This connect link is incomplete", "Ask the app that sent you here for a new link.")
     outcome = await run_in_threadpool(_run_flow, token, platform)
@@ -97,11 +98,11 @@ async def done(request: Request) -> Response:
     query = request.query_params
     outcome = query.get("status") if query.get("status") == "connected" else query.get("error", "")
     title = OUTCOMES.get(outcome, "Connect flow finished")
-    platform = query.get("platform", "")
-    platform_name = platform if platform in PLATFORMS else "the platform"
+    name = NAMES.get(query.get("platform", ""))
     if outcome == "connected":
-        return page(200, title, f"Your {platform_name} account is connected. You can close this window.")
-    return page(200, title, f"Connecting {platform_name} did not finish ({outcome or 'no outcome'}). You can close this window.")
+        account = f"Your {name} account" if name else "Your account"
+        return page(200, title, f"{account} is connected. You can close this window.")
+    return page(200, title, f"Connecting {name or 'the account'} did not finish ({outcome or 'no outcome'}). You can close this window.")
 
 
 ROUTES = [

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from ..models import Post, Target, db
+from ..platforms import NAMES
 from .connect_pages import PAGE_HEADERS, page
 
 
@@ -30,15 +31,16 @@ async def show(request: Request) -> HTMLResponse:
     if found is None:
         return page(404, "No such sandbox post", "Sandbox posts are shown here once published.")
     post, target = found
+    name = html.escape(NAMES[target.platform])
     media = "".join(
         f"<li>{html.escape(m['type'])}: <code>{html.escape(m['url'])}</code></li>" for m in post.media_list
     )
     body = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>Sandbox {html.escape(target.platform)} post · Fanout</title>"
+        f"<title>Sandbox {name} post · Fanout</title>"
         "<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}"
         "blockquote{white-space:pre-wrap;border-left:4px solid #ccc;margin:1rem 0;padding:.5rem 1rem}</style></head><body>"
-        f"<p>Sandbox {html.escape(target.platform)} post, published {target.published_at:%Y-%m-%d %H:%M:%S} UTC "
+        f"<p>Sandbox {name} post, published {target.published_at:%Y-%m-%d %H:%M:%S} UTC "
         "(no platform was called)</p>"
         f"<blockquote>{html.escape(post.caption)}</blockquote>"
         f"{'<ul>' + media + '</ul>' if media else ''}</body></html>"

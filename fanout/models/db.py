@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from peewee import DatabaseProxy, Model
 from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
 
+from ..datadir import private_file
 from ..settings import sqlite_path
 
 db = DatabaseProxy()
@@ -28,8 +29,7 @@ class BaseModel(Model):
 def open_database(url: str, *, max_connections: int = 32):
     """A pooled Peewee database for a sqlite:/// or postgresql:// URL."""
     if url.startswith("sqlite:"):
-        path = sqlite_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = private_file(sqlite_path(url))
         return PooledSqliteDatabase(
             str(path), pragmas=SQLITE_PRAGMAS, timeout=10, max_connections=max_connections, stale_timeout=300,
             # Pooled connections move between threads, one thread at a time.

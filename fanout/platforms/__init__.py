@@ -1,2 +1,3 @@
-"""The platforms Fanout publishes to."""
-PLATFORMS = ("instagram", "threads", "tiktok", "x")
+"""The platforms Fanout publishes to: the id the API uses, and the name people know."""
+NAMES = {"instagram": "Instagram", "threads": "Threads", "tiktok": "TikTok", "x": "X"}
+PLATFORMS = tuple(NAMES)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from huey import Huey, MemoryHuey, RedisHuey, SqliteHuey, crontab
 from huey.api import TaskWrapper
 
+from ..datadir import private_file
 from ..settings import Settings, sqlite_path
 from . import maintenance, publishing, webhooks
 
@@ -28,8 +29,7 @@ def make_queue(settings: Settings) -> Huey:
     url = settings.queue_url
     if url.startswith(("redis://", "rediss://")):
         return RedisHuey(NAME, url=url, results=False)
-    path = sqlite_path(url)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = private_file(sqlite_path(url))
     return SqliteHuey(NAME, filename=str(path), results=False)
 
 

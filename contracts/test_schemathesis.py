@@ -9,7 +9,7 @@ a test clock, a fake resolver), so the schema comes from a fixture
 (`schemathesis.pytest.from_fixture`) and authentication is an auth provider registered on
 that schema (`@schema.auth()`), never headers passed by hand: Schemathesis cannot tell
 hand-made headers from generated ones, which gives false `ignored_auth` failures
-(reference/reliability.md 7.4, schemathesis#2846).
+(schemathesis#2846).
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
 The one check configured differently is `positive_data_acceptance`, for a few

@@ -1,12 +1,15 @@
-"""The Schemathesis CLI (`st run`) against a real `fanout api` process.
+"""The Schemathesis CLI (`st run`) against a real `fanout serve`, as the README runs it.
 
 What the in-process suite cannot show: real HTTP parsing by uvicorn, the server's own
-settings (no response validation, real DNS), and the CLI's own engine (every phase,
-stateful included, with links learned from responses). The server shares this test's
-database, so the workspace and key made with the `fanout` command are the ones it serves.
+settings (no response validation), its worker publishing the run's posts and delivering
+their events, and the CLI's own engine (every phase, stateful included, with links learned
+from responses). The server shares this test's database, so the workspace and key made
+with the `fanout` command are the ones it serves.
 
-Configuration, authentication included, is contracts/schemathesis.toml; the key reaches
-it through the environment (FANOUT_CONTRACT_KEY), never the command line.
+Configuration, authentication included, is contracts/schemathesis.toml; the key and the
+webhook receiver's URL reach it through the environment (FANOUT_CONTRACT_KEY,
+FANOUT_CONTRACT_WEBHOOK_URL), never the command line. The receiver runs on loopback beside
+the server (contracts/webhook_receiver.py), which has FANOUT_INSECURE_URLS=1 to accept it.
 """
 from __future__ import annotations
 
@@ -14,12 +17,16 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import tomllib
 from pathlib import Path
 
+import pytest
 import requests
 
-from tests.conftest import bearer, connect_on_server
+from contracts.webhook_receiver import WebhookReceiver
+from tests.conftest import bearer, connect_on_server, loopback_guarded, wait_for
+from tests.loopback_site.loopback_guard import MARK
 
 CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 SETTINGS = tomllib.loads(CONFIG.read_text())
@@ -34,12 +41,26 @@ def connect_sandbox_accounts(base_url: str, key: str, count: int) -> None:
     assert len(listed) == count
 
 
-def test_st_run_against_a_real_server(cli, server, tmp_path):
+@pytest.fixture
+def webhook_receiver():
+    receiver = WebhookReceiver()
+    thread = threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield receiver
+    receiver.shutdown()
+    receiver.server_close()
+    thread.join(5)
+
+
+def test_st_run_against_a_real_server(cli, servers, insecure_env, webhook_receiver, tmp_path):
+    server = servers("serve", env=insecure_env)
     workspace = cli.json("workspace", "create", "Contract", "--plan", "BUSINESS")
     key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
     connect_sandbox_accounts(server.url, key, ACCOUNTS)
 
-    env = {**os.environ, "FANOUT_CONTRACT_KEY": key, "NO_COLOR": "1"}
+    env = loopback_guarded({
+        **os.environ, "FANOUT_CONTRACT_KEY": key, "FANOUT_CONTRACT_WEBHOOK_URL": webhook_receiver.url, "NO_COLOR": "1",
+    })
     command = [
         sys.executable, "-m", "schemathesis.cli",
         "--config-file", str(CONFIG),
@@ -66,3 +87,20 @@ def test_st_run_against_a_real_server(cli, server, tmp_path):
     generated, passed = map(int, re.search(r"(\d+) generated, (\d+) passed", done.stdout).groups())
     assert generated == passed > 0, done.stdout
     assert int(re.search(r"API Links:\s+(\d+) covered", done.stdout).group(1)) > 0, done.stdout
+
+    # Nothing the run left behind makes the server connect off loopback: every registration
+    # points at the receiver, a post published after the run is delivered there, and the
+    # loopback guard the server runs under (tests/loopback_site) logged no refused connection.
+    registered = requests.get(f"{server.url}/v1/webhooks", headers=bearer(key), timeout=10).json()["data"]
+    assert {hook["url"] for hook in registered} == {webhook_receiver.url}, registered
+    subscribed = [hook for hook in registered if "post.completed" in hook["events"]]
+    assert subscribed, f"the run left no registration for post.completed: {registered}"
+    connect_on_server(server.url, bearer(key), "x")  # the run disconnects accounts as it goes
+    accounts = requests.get(f"{server.url}/v1/accounts?status=active", headers=bearer(key), timeout=10).json()["data"]
+    x_account = next(a["id"] for a in accounts if a["platform"] == "x")
+    posted = requests.post(f"{server.url}/v1/upload", headers=bearer(key), timeout=10,
+                           json={"caption": "after the contract run", "account_ids": [x_account]})
+    assert posted.status_code == 201, posted.text
+    wait_for(lambda: len(webhook_receiver.deliveries) >= len(subscribed), what="a delivery per registration")
+    assert {d.event["post_id"] for d in webhook_receiver.deliveries} == {posted.json()["id"]}
+    assert MARK not in server.log(), server.log()[-5000:]

@@ -4,6 +4,10 @@
 The suite runs on the embedded default (a SQLite file per test). With FANOUT_DATABASE_URL
 and FANOUT_QUEUE_URL set it runs on PostgreSQL and Redis instead; an unreachable server
 is then a failure, never a skip.
+
+Nothing connects anywhere but loopback: the loopback guard (tests/loopback_site) refuses
+any other connection, in this session and in every process the tests start, and fails the
+test during which one was tried, naming the address.
 """
 from __future__ import annotations
 
@@ -28,6 +32,8 @@ from fanout.models.schema import migrate
 from fanout.models.workspace import create_workspace
 from fanout.settings import Settings
 from fanout.tasks import make_queue, memory_queue, register
+
+from .loopback_site import loopback_guard
 
 TEST_SECRET_KEY = "hTMUhjRO0RYW8h_LA-g_S9tTbcf3G_9pGxvX0fl-plA="
 EXTERNAL_DATABASE_URL = os.environ.get("FANOUT_DATABASE_URL")
@@ -62,6 +68,80 @@ class FakeResolver:
     def __call__(self, host: str) -> list[str]:
         self.calls.append(host)
         return list(self.names.get(host.lower(), []))
+
+
+# --- the loopback guard --------------------------------------------------------------------
+
+LOOPBACK_SITE = Path(__file__).resolve().parent / "loopback_site"
+
+
+@dataclass
+class RefusalLog:
+    """The file started processes append their refusals to, read from where we left off."""
+
+    path: Path
+    offset: int = 0
+
+    def read_new(self) -> list[str]:
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            new = f.read()
+        complete = new[: new.rfind(b"\n") + 1]  # a line being written is read next time
+        self.offset += len(complete)
+        return complete.decode("utf-8", "replace").splitlines()
+
+
+_refusal_logs: list[RefusalLog] = []
+
+
+def loopback_guarded(env: dict) -> dict:
+    """`env` for a Python process that installs the loopback guard at start and records
+    each refusal where the session reads it (needs `_loopback_only` to have run)."""
+    paths = [str(LOOPBACK_SITE), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    return {
+        **env,
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths)),
+        loopback_guard.LOG_VARIABLE: str(_refusal_logs[0].path),
+    }
+
+
+def take_refusals() -> list[str]:
+    """The refusals recorded since the last call, in this process and in started ones.
+    The guard's own tests take theirs, so that they are asserted on instead of failing."""
+    return loopback_guard.take_refused() + [line for log in _refusal_logs for line in log.read_new()]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _loopback_only(tmp_path_factory):
+    """Guards this process, and through the environment every process the tests start."""
+    loopback_guard.install()
+    if not _refusal_logs:
+        path = tmp_path_factory.mktemp("loopback-guard") / "refused.log"
+        path.touch()
+        _refusal_logs.append(RefusalLog(path))
+    names = ("PYTHONPATH", loopback_guard.LOG_VARIABLE)
+    saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(loopback_guarded(dict(os.environ)))
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test during which a connection off loopback was tried fails, whatever it caught."""
+    report = yield
+    refused = take_refusals()
+    if refused:
+        listed = "\n".join(refused)
+        report.sections.append(("loopback guard", listed))
+        if not report.failed:
+            report.outcome = "failed"
+            report.longrepr = f"{listed}\n(tried during the test's {call.when})"
+    return report
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -287,8 +367,8 @@ def free_port() -> int:
 
 @pytest.fixture
 def process_env(tmp_path, rt) -> dict:
-    """Environment for `fanout` processes that share this test's database."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
+    """Environment for `fanout` processes that share this test's database, loopback-guarded."""
+    env = loopback_guarded({k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")})
     env.update(
         FANOUT_DATA_DIR=str(tmp_path),
         FANOUT_DATABASE_URL=rt.settings.database_url,

@@ -336,9 +336,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     long_running = args.command in ("serve", "api", "worker")
-    configure_logging("INFO" if long_running else "WARNING")
     try:
         settings = Settings.from_env()
+        configure_logging("INFO" if long_running else "WARNING", settings.log_format)
         value, text = args.fn(args, settings)
     except SettingsError as e:
         return _fail(args, "invalid_setting", str(e))

@@ -77,14 +77,14 @@ class RouteTable:
         if servers:
             base = servers[0]["url"].rstrip("/")
         self._spec = spec
-        self._routes: list[tuple[list[str], dict[str, dict[str, dict]]]] = []
+        self._routes: list[tuple[str, list[str], dict[str, dict[str, dict]]]] = []
         for path, item in spec.get("paths", {}).items():
             shared = item.get("parameters") or []
             operations = {}
             for method in HTTP_METHODS:
                 if method in item:
                     operations[method.upper()] = self._path_params([*shared, *(item[method].get("parameters") or [])])
-            self._routes.append(((base + path).strip("/").split("/"), operations))
+            self._routes.append((base + path, (base + path).strip("/").split("/"), operations))
 
     def _resolve(self, node):
         while isinstance(node, dict) and "$ref" in node:
@@ -103,8 +103,17 @@ class RouteTable:
 
     def match(self, raw_path: str) -> tuple[dict[str, dict[str, dict]], dict[str, str]] | None:
         """(documented methods with their path parameter schemas, parameter values) or None."""
+        found = self._find(raw_path)
+        return (found[1], found[2]) if found else None
+
+    def route_of(self, raw_path: str) -> str | None:
+        """The spec's path template a request path is for, e.g. /v1/posts/{id}, or None."""
+        found = self._find(raw_path)
+        return found[0] if found else None
+
+    def _find(self, raw_path: str):
         segments = raw_path.strip("/").split("/")
-        for template, operations in self._routes:
+        for path, template, operations in self._routes:
             if len(template) != len(segments):
                 continue
             values = {}
@@ -116,7 +125,7 @@ class RouteTable:
                 elif unquote(segment) != pattern:
                     break
             else:
-                return operations, values
+                return path, operations, values
         return None
 
 

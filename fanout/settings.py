@@ -31,6 +31,8 @@ class Settings:
     sandbox_latency: float = 0.0
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
+    # `text` (one line a record) or `json` (one JSON object a line) for every log record.
+    log_format: str = "text"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -51,6 +53,7 @@ class Settings:
             publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
+            log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -86,6 +89,15 @@ def _seconds(name: str, value: str, default: int) -> int:
     if not value.strip().isdigit() or int(value) < 1:
         raise SettingsError(f"{name} must be a whole number of seconds, at least 1, not {value!r}")
     return int(value)
+
+
+def _log_format(value: str) -> str:
+    lowered = value.strip().lower()
+    if lowered in ("", "text"):
+        return "text"
+    if lowered == "json":
+        return "json"
+    raise SettingsError(f"FANOUT_LOG_FORMAT must be text or json, not {value!r}")
 
 
 def _latency(value: str) -> float:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from urllib.parse import quote, unquote
 
 from connexion.exceptions import ProblemException
@@ -40,8 +41,44 @@ def plan_limit_exceeded(message: str) -> ApiError:
     return ApiError(403, "plan_limit_exceeded", message)
 
 
+def payload_too_large(limit: int) -> ApiError:
+    return ApiError(413, "payload_too_large", f"the request body is over {limit} bytes; send less")
+
+
+# What an error message may quote of a value the client sent, and how long it may be.
+QUOTE_LIMIT = 200
+MESSAGE_LIMIT = 1000
+
+# A quoted value (a Python repr, as jsonschema and our messages write them) or an unquoted
+# run of non-space characters, either longer than QUOTE_LIMIT. Linear: the fixed count
+# fails within QUOTE_LIMIT steps and the rest of a literal is consumed without backtracking.
+_LONG_VALUE = re.compile(
+    r"""(?P<q>['"])(?P<body>(?:(?!(?P=q))[^\\]|\\.){%d}(?:(?!(?P=q))[^\\]|\\.)*+)(?P=q)?"""
+    r"""|(?P<run>[^\s'"]{%d,})""" % (QUOTE_LIMIT + 1, QUOTE_LIMIT + 1),
+    re.DOTALL,
+)
+
+
+def _cut(match: re.Match) -> str:
+    if match.group("run"):
+        run = match.group("run")
+        return f"{run[:QUOTE_LIMIT]}… ({len(run)} characters)"
+    q, body = match.group("q"), match.group("body")
+    return f"{q}{body[:QUOTE_LIMIT]}…{q} ({len(body)} characters)"
+
+
+def clip(message: str) -> str:
+    """The message with every quoted value cut to QUOTE_LIMIT characters, at most MESSAGE_LIMIT long.
+
+    Messages quote what clients send (jsonschema quotes the whole offending value), and a
+    body may hold a megabyte: tests/test_request_limits.py pins what is left of it.
+    """
+    message = _LONG_VALUE.sub(_cut, message)
+    return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
+
+
 def error_body(code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": message}}).encode()
+    return json.dumps({"error": {"code": code, "message": clip(message)}}).encode()
 
 
 def _response(status: int, code: str, message: str, headers: dict | None = None) -> ConnexionResponse:
@@ -190,7 +227,7 @@ def _routing_error(request: ConnexionRequest, routes: RouteTable, status: int, h
             # A route outside the spec (the served spec itself, the connect pages).
             allowed = [m.strip() for m in headers["Allow"].split(",")]
             return _response(405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
-        return _response(404, "not_found", f"no route {request.url.path}")
+        return _response(404, "not_found", f"no route {request.url.path!r}")
     operations, values = found
     # Starlette answers HEAD wherever GET is routed.
     method = "GET" if request.method == "HEAD" and "GET" in operations else request.method

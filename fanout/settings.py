@@ -31,6 +31,8 @@ class Settings:
     sandbox_latency: float = 0.0
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
+    # Larger request bodies are refused with 413 before they are read (README, Settings).
+    max_body_bytes: int = 1024 * 1024
     # `text` (one line a record) or `json` (one JSON object a line) for every log record.
     log_format: str = "text"
 
@@ -53,6 +55,7 @@ class Settings:
             publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
+            max_body_bytes=_bytes("FANOUT_MAX_BODY_BYTES", env.get("FANOUT_MAX_BODY_BYTES", ""), 1024 * 1024),
             log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
         )
 
@@ -89,6 +92,15 @@ def _seconds(name: str, value: str, default: int) -> int:
     if not value.strip().isdigit() or int(value) < 1:
         raise SettingsError(f"{name} must be a whole number of seconds, at least 1, not {value!r}")
     return int(value)
+
+
+def _bytes(name: str, value: str, default: int) -> int:
+    if not value.strip():
+        return default
+    digits = value.strip()
+    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
+        raise SettingsError(f"{name} must be a whole number of bytes, at least 1, such as 1048576, not {value!r}")
+    return int(digits)
 
 
 def _log_format(value: str) -> str:

@@ -2,14 +2,17 @@
 
 - JSON bodies: invalid UTF-8 is a 400 (Connexion decodes outside its try: connexion#1860);
   a body of `null` is validated like any other value, not taken for a missing body.
-- Parameters: the message names the parameter (Connexion's does not).
+- A body is read whatever its framing (chunked included), not only when Content-Length
+  says there is one.
+- Parameters: the message names the parameter (Connexion's does not) and quotes unknown
+  query parameter names.
 """
 from __future__ import annotations
 
 import json
 
 from connexion.datastructures import MediaTypeDict
-from connexion.exceptions import BadRequestProblem
+from connexion.exceptions import BadRequestProblem, ExtraParameterProblem
 from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator, ParameterValidator
 from jsonschema import Draft4Validator, ValidationError
 
@@ -19,6 +22,24 @@ _NO_BODY = object()
 
 
 class JSONBodyValidator(JSONRequestBodyValidator):
+    async def wrap_receive(self, receive, *, scope):
+        # Connexion's takes a missing Content-Length for a missing body, so a chunked body
+        # was refused as absent; read what comes instead and replay it to the handler.
+        messages = []
+
+        async def stream():
+            more_body = True
+            while more_body:
+                message = await receive()
+                messages.append(message)
+                more_body = message.get("more_body", False)
+                yield message.get("body", b"")
+
+        body = await self._parse(stream(), scope=scope)
+        if not (body is None and self._nullable):
+            self._validate(body)
+        return self._insert_messages(receive, messages=messages), scope
+
     async def _parse(self, stream, scope):
         raw = b"".join([message async for message in stream])
         try:
@@ -58,6 +79,16 @@ class NamedParameterValidator(ParameterValidator):
         except ValidationError as e:
             return f"{parameter_type} parameter '{param['name']}': {e.message}"
         return None
+
+
+    def validate_request(self, request):
+        try:
+            super().validate_request(request)
+        except ExtraParameterProblem:
+            # Connexion's message joins the names unquoted; quoted, error messages can cut them.
+            unknown = self.validate_query_parameter_list(request, security_params=self.security_query_params)
+            names = ", ".join(repr(name) for name in sorted(unknown))
+            raise BadRequestProblem(detail=f"unknown query parameter(s) {names}") from None
 
 
 VALIDATOR_MAP_WITH_CLEAR_ERRORS = {

@@ -207,6 +207,10 @@ def make_error_handler(routes: RouteTable):
             headers["WWW-Authenticate"] = "Bearer"
             if "authorization" not in request.headers:
                 return _response(401, "missing_api_key", "send the API key as 'Authorization: Bearer <key>'", headers)
+            scheme = request.headers["authorization"].strip().partition(" ")[0]
+            if scheme.lower() != "bearer":
+                return _response(401, "invalid_api_key", "the Authorization header needs the Bearer scheme: "
+                                 "send 'Authorization: Bearer <key>'", headers)
             return _response(401, "invalid_api_key", "the API key is malformed, unknown or revoked", headers)
         if status in (404, 405):
             return _routing_error(request, routes, status, headers)

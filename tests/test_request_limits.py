@@ -148,6 +148,15 @@ def test_a_request_head_is_refused_before_it_ends(server):
     assert error_of(body)["code"] == "headers_too_large"
 
 
+def test_a_malformed_request_head_is_400_in_the_error_envelope(server):
+    # A Content-Length h11 refuses (it takes at most 20 digits).
+    head = request_head("POST", "/v1/upload", {"Content-Type": "application/json", "Content-Length": "9" * 5000})
+    status, headers, body = exchange(server.url, head)
+    assert status == 400
+    assert error_of(body)["code"] == "validation_error"
+    assert headers["content-length"] == str(len(body))
+
+
 def test_a_request_head_just_under_64_kib_is_served(server, sandbox_key):
     head = request_head("GET", "/v1/accounts", {**bearer(sandbox_key), "X-Padding": "p" * (60 * 1024)})
     status, _, body = exchange(server.url, head)

@@ -12,6 +12,7 @@ from connexion.options import SwaggerUIOptions
 from starlette.exceptions import HTTPException
 
 from . import runtime as _runtime
+from .bodylimit import BodyLimitMiddleware
 from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, sandbox_pages
@@ -64,12 +65,14 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,
     )
-    render_error = make_error_handler(RouteTable(yaml.safe_load(SPEC.read_text())))
+    routes = RouteTable(yaml.safe_load(SPEC.read_text()))
+    render_error = make_error_handler(routes)
     app.add_error_handler(ProblemException, render_error)
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)
-    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION)
+    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_EXCEPTION)
+    app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(RateLimitMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_CONTEXT)
     for path, endpoint in connect_pages.ROUTES + sandbox_pages.ROUTES:

@@ -3,5 +3,6 @@ from .app import create_app
 from .requestlog import configure_logging
 from .settings import Settings
 
-configure_logging()
-app = create_app(Settings.from_env())
+settings = Settings.from_env()
+configure_logging(log_format=settings.log_format)
+app = create_app(settings)

@@ -156,14 +156,16 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     import uvicorn
 
     log.info("serving the API on http://%s:%d (base URL %s)", host, port, settings.base_url)
+    # h11 with a bounded request head, not httptools: see fanout/httpserver.py.
+    options = dict(host=host, port=port, access_log=False, log_config=None, http="fanout.httpserver:FanoutH11Protocol")
     if workers > 1:
         # Each worker process imports fanout.asgi and builds its app from the environment.
-        uvicorn.run("fanout.asgi:app", host=host, port=port, workers=workers, access_log=False, log_config=None)
+        uvicorn.run("fanout.asgi:app", workers=workers, **options)
         return
     from .app import create_app
     from .runtime import current
 
-    uvicorn.run(create_app(settings, current()), host=host, port=port, access_log=False, log_config=None)
+    uvicorn.run(create_app(settings, current()), **options)
 
 
 def cmd_worker(args, settings):
@@ -380,9 +382,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     long_running = args.command in ("serve", "api", "worker")
-    configure_logging("INFO" if long_running else "WARNING")
     try:
         settings = Settings.from_env()
+        configure_logging("INFO" if long_running else "WARNING", settings.log_format)
         value, text = args.fn(args, settings)
     except SettingsError as e:
         return _fail(args, "invalid_setting", str(e))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from urllib.parse import quote, unquote
 
 from connexion.exceptions import ProblemException
@@ -40,8 +41,44 @@ def plan_limit_exceeded(message: str) -> ApiError:
     return ApiError(403, "plan_limit_exceeded", message)
 
 
+def payload_too_large(limit: int) -> ApiError:
+    return ApiError(413, "payload_too_large", f"the request body is over {limit} bytes; send less")
+
+
+# What an error message may quote of a value the client sent, and how long it may be.
+QUOTE_LIMIT = 200
+MESSAGE_LIMIT = 1000
+
+# A quoted value (a Python repr, as jsonschema and our messages write them) or an unquoted
+# run of non-space characters, either longer than QUOTE_LIMIT. Linear: the fixed count
+# fails within QUOTE_LIMIT steps and the rest of a literal is consumed without backtracking.
+_LONG_VALUE = re.compile(
+    r"""(?P<q>['"])(?P<body>(?:(?!(?P=q))[^\\]|\\.){%d}(?:(?!(?P=q))[^\\]|\\.)*+)(?P=q)?"""
+    r"""|(?P<run>[^\s'"]{%d,})""" % (QUOTE_LIMIT + 1, QUOTE_LIMIT + 1),
+    re.DOTALL,
+)
+
+
+def _cut(match: re.Match) -> str:
+    if match.group("run"):
+        run = match.group("run")
+        return f"{run[:QUOTE_LIMIT]}… ({len(run)} characters)"
+    q, body = match.group("q"), match.group("body")
+    return f"{q}{body[:QUOTE_LIMIT]}…{q} ({len(body)} characters)"
+
+
+def clip(message: str) -> str:
+    """The message with every quoted value cut to QUOTE_LIMIT characters, at most MESSAGE_LIMIT long.
+
+    Messages quote what clients send (jsonschema quotes the whole offending value), and a
+    body may hold a megabyte: tests/test_request_limits.py pins what is left of it.
+    """
+    message = _LONG_VALUE.sub(_cut, message)
+    return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
+
+
 def error_body(code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": message}}).encode()
+    return json.dumps({"error": {"code": code, "message": clip(message)}}).encode()
 
 
 def _response(status: int, code: str, message: str, headers: dict | None = None) -> ConnexionResponse:
@@ -77,14 +114,14 @@ class RouteTable:
         if servers:
             base = servers[0]["url"].rstrip("/")
         self._spec = spec
-        self._routes: list[tuple[list[str], dict[str, dict[str, dict]]]] = []
+        self._routes: list[tuple[str, list[str], dict[str, dict[str, dict]]]] = []
         for path, item in spec.get("paths", {}).items():
             shared = item.get("parameters") or []
             operations = {}
             for method in HTTP_METHODS:
                 if method in item:
                     operations[method.upper()] = self._path_params([*shared, *(item[method].get("parameters") or [])])
-            self._routes.append(((base + path).strip("/").split("/"), operations))
+            self._routes.append((base + path, (base + path).strip("/").split("/"), operations))
 
     def _resolve(self, node):
         while isinstance(node, dict) and "$ref" in node:
@@ -103,8 +140,17 @@ class RouteTable:
 
     def match(self, raw_path: str) -> tuple[dict[str, dict[str, dict]], dict[str, str]] | None:
         """(documented methods with their path parameter schemas, parameter values) or None."""
+        found = self._find(raw_path)
+        return (found[1], found[2]) if found else None
+
+    def route_of(self, raw_path: str) -> str | None:
+        """The spec's path template a request path is for, e.g. /v1/posts/{id}, or None."""
+        found = self._find(raw_path)
+        return found[0] if found else None
+
+    def _find(self, raw_path: str):
         segments = raw_path.strip("/").split("/")
-        for template, operations in self._routes:
+        for path, template, operations in self._routes:
             if len(template) != len(segments):
                 continue
             values = {}
@@ -116,7 +162,7 @@ class RouteTable:
                 elif unquote(segment) != pattern:
                     break
             else:
-                return operations, values
+                return path, operations, values
         return None
 
 
@@ -161,6 +207,10 @@ def make_error_handler(routes: RouteTable):
             headers["WWW-Authenticate"] = "Bearer"
             if "authorization" not in request.headers:
                 return _response(401, "missing_api_key", "send the API key as 'Authorization: Bearer <key>'", headers)
+            scheme = request.headers["authorization"].strip().partition(" ")[0]
+            if scheme.lower() != "bearer":
+                return _response(401, "invalid_api_key", "the Authorization header needs the Bearer scheme: "
+                                 "send 'Authorization: Bearer <key>'", headers)
             return _response(401, "invalid_api_key", "the API key is malformed, unknown or revoked", headers)
         if status in (404, 405):
             return _routing_error(request, routes, status, headers)
@@ -181,7 +231,7 @@ def _routing_error(request: ConnexionRequest, routes: RouteTable, status: int, h
             # A route outside the spec (the served spec itself, the connect pages).
             allowed = [m.strip() for m in headers["Allow"].split(",")]
             return _response(405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
-        return _response(404, "not_found", f"no route {request.url.path}")
+        return _response(404, "not_found", f"no route {request.url.path!r}")
     operations, values = found
     # Starlette answers HEAD wherever GET is routed.
     method = "GET" if request.method == "HEAD" and "GET" in operations else request.method

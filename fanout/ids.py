@@ -21,3 +21,9 @@ def new_id(prefix: str, now: _dt.datetime, randbytes: Callable[[int], bytes] = o
         chars.append(CROCKFORD[value & 31])
         value >>= 5
     return f"{prefix}_{''.join(reversed(chars))}"
+
+
+def is_id(value: str, prefix: str) -> bool:
+    """Whether `value` has the shape of a `prefix` id; a value that does not names nothing."""
+    body = value.removeprefix(f"{prefix}_")
+    return len(body) == 26 and body != value and all(c in CROCKFORD for c in body)

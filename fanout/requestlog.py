@@ -1,23 +1,42 @@
-"""Request ids and the access log.
+"""Request ids, the access log and the log format.
 
 Every response carries `X-Request-Id`; every log line written while serving a request
 carries the same id. The access log names the path without its query string, so connect
 session tokens never reach the logs.
+
+Each record is one line, whatever a client put in it: the text format escapes control
+characters (a `%0A` in a path cannot start a forged line) and indents the lines of a
+traceback under its record; the json format (FANOUT_LOG_FORMAT=json) writes one JSON
+object a line.
 """
 from __future__ import annotations
 
 import contextvars
+import copy
+import datetime as _dt
+import json
 import logging
 import os
 import time
 
 from .ids import new_id
-from .times import utcnow
+from .times import isoformat, utcnow
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 access_log = logging.getLogger("fanout.access")
 
 SCOPE_KEY = "fanout.request_id"
+
+# C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the backslash
+# itself, so an escaped line reads back unambiguously.
+_ESCAPES = {code: f"\\x{code:02x}" for code in [*range(0x20), *range(0x7F, 0xA0)]}
+_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord("\\"): "\\\\",
+                 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def escape(text: str) -> str:
+    """`text` on one line: control characters written as escapes."""
+    return text.translate(_ESCAPES)
 
 
 def request_id_of(scope) -> str:
@@ -30,11 +49,31 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-class RequestIdMiddleware:
-    """Assigns the request id, sends it back, and writes one access line per request."""
+def log_access(request_id: str, *, method: str | None, path: str | None, route: str | None, status: int,
+               duration_ms: float, workspace_id: str | None = None) -> None:
+    """The access line of one request (also of one refused before it reached the app)."""
+    token = request_id_var.set(request_id)
+    try:
+        access_log.info(
+            "%s %s %s %.1fms", method or "-", path or "-", status, duration_ms,
+            extra={"access": {
+                "method": method, "route": route, "path": path, "status": status,
+                "duration_ms": round(duration_ms, 1), "workspace_id": workspace_id,
+            }},
+        )
+    finally:
+        request_id_var.reset(token)
 
-    def __init__(self, app):
+
+class RequestIdMiddleware:
+    """Assigns the request id, sends it back, and writes one access line per request.
+
+    `routes` (errors.RouteTable) names the spec path a request was for.
+    """
+
+    def __init__(self, app, routes=None):
         self.app = app
+        self.routes = routes
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -42,6 +81,9 @@ class RequestIdMiddleware:
             return
         request_id = new_id("req", utcnow(), os.urandom)
         scope[SCOPE_KEY] = request_id
+        # Connexion copies the scope for the operation; a dict that is already here is
+        # shared with the copy, so the key's token info it records is seen below.
+        extensions = scope.setdefault("extensions", {})
         token = request_id_var.set(request_id)
         started = time.monotonic()
         status = 500
@@ -57,21 +99,61 @@ class RequestIdMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            access_log.info(
-                "%s %s %s %.1fms",
-                scope.get("method"),
-                scope.get("path"),
-                status,
-                (time.monotonic() - started) * 1000,
+            token_info = (extensions.get("connexion_context") or {}).get("token_info") or {}
+            raw_path = scope.get("raw_path")
+            log_access(
+                request_id,
+                method=scope.get("method"),
+                path=scope.get("path"),
+                route=self.routes.route_of(raw_path.decode("latin-1")) if self.routes and raw_path else None,
+                status=status,
+                duration_ms=(time.monotonic() - started) * 1000,
+                workspace_id=token_info.get("workspace_id"),
             )
             request_id_var.reset(token)
 
 
-def configure_logging(level: str = "INFO") -> None:
-    """Log lines to stderr, each with the request id it belongs to."""
+class TextFormatter(logging.Formatter):
+    """`time level logger [request id] message`, one line; a traceback follows indented."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        record = copy.copy(record)
+        record.msg, record.args = escape(record.getMessage()), None
+        first, *rest = super().format(record).split("\n")
+        return "\n".join([first, *("    " + escape(line) for line in rest)])
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, request_id, message, and the access
+    fields on access lines, the exception text on records that have one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        request_id = getattr(record, "request_id", "-")
+        entry = {
+            "time": isoformat(_dt.datetime.fromtimestamp(record.created, _dt.timezone.utc)),
+            "level": record.levelname,
+            "logger": record.name,
+            "request_id": None if request_id == "-" else request_id,
+            "message": record.getMessage(),
+        }
+        entry.update(getattr(record, "access", None) or {})
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, default=str)
+
+
+def configure_logging(level: str = "INFO", log_format: str = "text") -> None:
+    """Log records to stderr, each with the request id it belongs to, in `log_format`."""
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
+    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     handler.addFilter(RequestIdFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # Warnings become records too, so they take the format (and a json log stays json).
+    logging.captureWarnings(True)

@@ -33,6 +33,10 @@ class Settings:
     delivery_slots: int = 16
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
+    # Larger request bodies are refused with 413 before they are read (README, Settings).
+    max_body_bytes: int = 1024 * 1024
+    # `text` (one line a record) or `json` (one JSON object a line) for every log record.
+    log_format: str = "text"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -54,6 +58,8 @@ class Settings:
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
             delivery_slots=_count("FANOUT_DELIVERY_SLOTS", env.get("FANOUT_DELIVERY_SLOTS", ""), 16, 256),
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
+            max_body_bytes=_bytes("FANOUT_MAX_BODY_BYTES", env.get("FANOUT_MAX_BODY_BYTES", ""), 1024 * 1024),
+            log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -94,9 +100,27 @@ def _seconds(name: str, value: str, default: int) -> int:
 def _count(name: str, value: str, default: int, most: int) -> int:
     if not value.strip():
         return default
-    if not value.strip().isdigit() or not 1 <= int(value) <= most:
+    if not (value.strip().isascii() and value.strip().isdigit()) or not 1 <= int(value) <= most:
         raise SettingsError(f"{name} must be a whole number from 1 to {most}, not {value!r}")
     return int(value)
+
+
+def _bytes(name: str, value: str, default: int) -> int:
+    if not value.strip():
+        return default
+    digits = value.strip()
+    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
+        raise SettingsError(f"{name} must be a whole number of bytes, at least 1, such as 1048576, not {value!r}")
+    return int(digits)
+
+
+def _log_format(value: str) -> str:
+    lowered = value.strip().lower()
+    if lowered in ("", "text"):
+        return "text"
+    if lowered == "json":
+        return "json"
+    raise SettingsError(f"FANOUT_LOG_FORMAT must be text or json, not {value!r}")
 
 
 def _latency(value: str) -> float:

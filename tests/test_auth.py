@@ -115,3 +115,10 @@ def test_a_key_does_not_expire(client, auth, clock):
     assert client.get("/v1/accounts", headers=auth).status_code == 200
     clock.advance(days=3653)  # ten years on
     assert client.get("/v1/accounts", headers=auth).status_code == 200
+
+
+@pytest.mark.parametrize("value", ["{key}", "Basic {key}", "Token {key}"])
+def test_a_key_without_the_bearer_scheme_is_told_to_send_bearer(client, sandbox_key, value):
+    answer = client.get("/v1/accounts", headers={"Authorization": value.format(key=sandbox_key)})
+    assert_401(answer, "invalid_api_key")
+    assert "Authorization: Bearer <key>" in answer.json()["error"]["message"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import functools
 
-from ..errors import ApiError
+from ..errors import ApiError, not_found
+from ..ids import is_id
 from ..models import db
 from ..models.errors import DomainError
 
@@ -20,3 +21,13 @@ def api_call(handler):
             raise ApiError(e.status, e.code, str(e)) from None
 
     return wrapper
+
+
+def known_id(value: str, prefix: str, what: str) -> str:
+    """`value`, if it has the shape of a `prefix` id; else 404 at once, without a query.
+
+    No such id exists, and a query with it might fail (PostgreSQL refuses NUL in text).
+    """
+    if not is_id(value, prefix):
+        raise not_found(f"no such {what} in this workspace")
+    return value

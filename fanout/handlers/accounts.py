@@ -9,7 +9,7 @@ from ..models.account import disconnect_account as _disconnect
 from ..models.account import list_accounts as _list
 from ..models.connect_session import start_session
 from ..times import isoformat
-from . import api_call
+from . import api_call, known_id
 
 
 def account_view(account) -> dict:
@@ -59,6 +59,6 @@ def start_connect(platform, token_info, body=None):
 @api_call
 def disconnect_account(id, token_info):
     rt = runtime.current()
-    for delivery_id in _disconnect(rt, token_info["workspace_id"], id):
+    for delivery_id in _disconnect(rt, token_info["workspace_id"], known_id(id, "acc", "account")):
         rt.tasks.deliver(delivery_id)
     return None, 204

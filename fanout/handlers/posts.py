@@ -12,7 +12,7 @@ from ..models.post import list_posts as _list_posts
 from ..models.post import post_summary, post_view, targets_of
 from ..models.upload import create_post as _create_post
 from ..models.upload import draft_from_request
-from . import api_call
+from . import api_call, known_id
 
 UPLOAD_PATH = "/v1/upload"
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def _wake_publishers(rt, post: dict) -> None:
 
 @api_call
 def get_post(id, token_info):
-    return post_view(*_get_post(token_info["workspace_id"], id)), 200
+    return post_view(*_get_post(token_info["workspace_id"], known_id(id, "post", "post"))), 200
 
 
 @api_call

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from ..ids import is_id
 from ..models import Post, Target, db
 from ..platforms import NAMES
 from .connect_pages import PAGE_HEADERS, page
@@ -27,7 +28,9 @@ def _find(platform: str, target_id: str):
 
 
 async def show(request: Request) -> HTMLResponse:
-    found = await run_in_threadpool(_find, request.path_params["platform"], request.path_params["target_id"])
+    target_id = request.path_params["target_id"]
+    # Only a target id can name a page; anything else is not looked up (PostgreSQL refuses NUL).
+    found = await run_in_threadpool(_find, request.path_params["platform"], target_id) if is_id(target_id, "tgt") else None
     if found is None:
         return page(404, "No such sandbox post", "Sandbox posts are shown here once published.")
     post, target = found

@@ -7,7 +7,7 @@ from ..models import deliveries
 from ..models import webhook as webhooks
 from ..netguard import UnsafeURL, check_url
 from ..times import isoformat
-from . import api_call
+from . import api_call, known_id
 
 
 def webhook_view(webhook) -> dict:
@@ -37,12 +37,12 @@ def list_webhooks(token_info):
 
 @api_call
 def get_webhook(id, token_info):
-    return webhook_view(webhooks.get_webhook(token_info["workspace_id"], id)), 200
+    return webhook_view(webhooks.get_webhook(token_info["workspace_id"], known_id(id, "wh", "webhook"))), 200
 
 
 @api_call
 def delete_webhook(id, token_info):
-    webhooks.delete_webhook(token_info["workspace_id"], id)
+    webhooks.delete_webhook(token_info["workspace_id"], known_id(id, "wh", "webhook"))
     return None, 204
 
 
@@ -50,7 +50,7 @@ def delete_webhook(id, token_info):
 def list_deliveries(id, token_info, limit=20, cursor=None):
     rt = runtime.current()
     workspace_id = token_info["workspace_id"]
-    webhooks.get_webhook(workspace_id, id)  # 404 unless it is this workspace's
+    webhooks.get_webhook(workspace_id, known_id(id, "wh", "webhook"))  # 404 unless it is this workspace's
     rows, has_more = deliveries.page(id, limit=limit, after=cursors.after(rt.keyring, workspace_id, cursor))
     attempts = deliveries.attempts_of([d.id for d in rows])
     return {

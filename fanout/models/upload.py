@@ -77,14 +77,14 @@ def _unusable(account: Account | None, account_id: str, sandbox: bool, platform:
     """Why this account cannot take the post, or None."""
     mode = "sandbox" if sandbox else "live"
     if account is None:
-        return f"account {account_id} is not connected to this workspace"
+        return f"account {account_id!r} is not connected to this workspace"
     if platform is not None and account.platform != platform:
-        return f"account {account_id} is on {account.platform}, not {platform}"
+        return f"account {account_id!r} is on {account.platform}, not {platform}"
     if account.status != "active":
-        return f"account {account_id} ({account.platform}) is {account.status}; reconnect it"
+        return f"account {account_id!r} ({account.platform}) is {account.status}; reconnect it"
     if account.sandbox != sandbox:
         other = "sandbox" if account.sandbox else "live"
-        return f"account {account_id} is a {other} account and this is a {mode} post"
+        return f"account {account_id!r} is a {other} account and this is a {mode} post"
     return None
 
 

@@ -294,6 +294,15 @@ def other_auth(rt) -> dict:
     return workspace_with_key(rt, "FREE")[1]
 
 
+def assert_error(answer, status: int, code: str) -> str:
+    """Check an error answer's status, content type and code; returns its message."""
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"] == "application/json"
+    error = answer.json()["error"]
+    assert error["code"] == code
+    return error["message"]
+
+
 def parse_sf_list(value: str) -> list[tuple[str, dict]]:
     """An RFC 9651 structured-field List, as (item value, parameters) pairs."""
     import http_sfv

@@ -10,17 +10,9 @@ import pytest
 
 from fanout.models import Post, Webhook, db
 
-from .conftest import IMAGE
+from .conftest import IMAGE, assert_error
 
 JSON = {"content-type": "application/json"}
-
-
-def assert_error(answer, status: int, code: str) -> str:
-    assert answer.status_code == status, answer.text
-    assert answer.headers["content-type"] == "application/json"
-    error = answer.json()["error"]
-    assert error["code"] == code
-    return error["message"]
 
 
 def post_raw(client, auth, path: str, body: str):

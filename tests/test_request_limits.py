@@ -17,17 +17,9 @@ import pytest
 
 from fanout.settings import Settings, SettingsError
 
-from .conftest import bearer, connect_sandbox_account
+from .conftest import assert_error, bearer, connect_sandbox_account
 
 MIB = 1024 * 1024
-
-
-def assert_error(answer, status: int, code: str) -> str:
-    assert answer.status_code == status, answer.text
-    assert answer.headers["content-type"] == "application/json"
-    error = answer.json()["error"]
-    assert error["code"] == code
-    return error["message"]
 
 
 def exchange(base_url: str, head: bytes, body_parts=(), timeout: float = 10) -> tuple[int, dict, bytes]:

@@ -28,7 +28,7 @@ from fanout.ratelimit import (
     open_store,
 )
 
-from .conftest import parse_sf_list
+from .conftest import loopback_guarded, parse_sf_list
 
 REDIS_URL = "redis://127.0.0.1:6379/14"
 PREFIX = "fanout-test:ratelimit:"
@@ -209,7 +209,7 @@ print(sum(r for r in results if isinstance(r, int)), len(errors), errors[:1])
 def test_concurrent_processes_admit_exactly_the_limit(store_url):
     # Both processes wait for one instant, so their 50 threads each really overlap.
     start_at = str(time.time() + 1.5)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = loopback_guarded({**os.environ, "PYTHONPATH": str(ROOT)})
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WORKER, store_url, PREFIX, str(NOW), start_at],

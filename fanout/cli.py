@@ -172,6 +172,10 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
 
 
 def cmd_worker(args, settings):
+    if args.parent_pid is not None and args.parent_pid != os.getppid():
+        # Checked now: the watch would otherwise stop the worker as soon as it started.
+        raise CommandError("validation_error", f"--parent-pid {args.parent_pid} is not this worker's parent "
+                           f"(pid {os.getppid()}); it is for `fanout serve`, which passes its own")
     stop_with_parent(args.parent_pid)
     rt = _boot(settings)
     from .tasks.publishing import sweep
@@ -341,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("worker", parents=[common], help="queue consumer only")
     p.add_argument("--workers", type=_positive, default=4, help="worker threads")
-    p.add_argument("--parent-pid", type=int, metavar="PID", help="stop when process PID is gone (fanout serve passes its own)")
+    p.add_argument("--parent-pid", type=int, metavar="PID", help="stop once process PID is no longer this worker's parent (fanout serve passes its own)")
     p.set_defaults(fn=cmd_worker)
 
     p = sub.add_parser("migrate", parents=[common], help="create or upgrade the database schema")

@@ -92,6 +92,12 @@ def test_failures_exit_1_with_the_error_object(cli, args, code):
     assert isinstance(body["error"]["message"], str) and body["error"]["message"].strip()
 
 
+def test_a_worker_given_a_parent_pid_that_is_not_its_parent_exits_1_saying_so(cli):
+    failed = cli("worker", "--parent-pid", "1", check=False)
+    assert failed.returncode == 1
+    assert "--parent-pid 1 is not this worker's parent" in failed.stderr
+
+
 def test_a_bad_setting_is_refused_with_a_message_naming_it(cli):
     cli.env["FANOUT_BASE_URL"] = "not a url"
     failed = cli("workspace", "list", check=False)

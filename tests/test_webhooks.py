@@ -6,6 +6,8 @@ import pytest
 
 from fanout.app import boot
 from fanout.models import Webhook, db
+from fanout.models.workspace import set_plan
+from fanout.plans import PLANS
 from fanout.tasks import memory_queue
 
 
@@ -28,7 +30,10 @@ def test_register_answers_201_with_the_secret(client, auth):
     assert body["created_at"] == "2026-11-22T10:00:00.000Z"
 
 
-def test_the_eleventh_registration_is_refused_on_every_plan(client, auth):
+@pytest.mark.parametrize("plan", list(PLANS))
+def test_the_eleventh_registration_is_refused_on_every_plan(client, auth, workspace, plan):
+    with db.connection_context():
+        set_plan(workspace.id, plan)
     for _ in range(10):
         assert register(client, auth).status_code == 201
     answer = register(client, auth)

@@ -23,7 +23,8 @@ class BodyLimitMiddleware:
         if declared is not None and declared > self.max_bytes:
             refusal = payload_too_large(self.max_bytes)
             await send({"type": "http.response.start", "status": 413,
-                        "headers": [(b"content-type", b"application/json")]})
+                        # Closing spares reading the rest of a body nobody will use.
+                        "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
             await send({"type": "http.response.body", "body": error_body(refusal.code, refusal.message)})
             return
         received = 0

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from . import __version__
 from .plans import PLANS
 from .settings import Settings, SettingsError, sqlite_path
-from .supervise import WorkerProcess, stop_with_parent
+from .supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")
@@ -183,7 +183,7 @@ def cmd_worker(args, settings):
 
     # Webhook attempts run on the lane's threads, so publishing never waits behind them.
     rt.lane = threaded_lane(rt).start()
-    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=30)
+    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=WORKER_GRACE)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
     # its lease: the sweeper puts its target back.

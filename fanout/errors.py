@@ -42,7 +42,8 @@ def plan_limit_exceeded(message: str) -> ApiError:
 
 
 def payload_too_large(limit: int) -> ApiError:
-    return ApiError(413, "payload_too_large", f"the request body is over {limit} bytes; send less")
+    return ApiError(413, "payload_too_large", f"the request body is over {limit} bytes; send less",
+                    headers={"Connection": "close"})
 
 
 # What an error message may quote of a value the client sent, and how long it may be.
@@ -59,12 +60,14 @@ _LONG_VALUE = re.compile(
 )
 
 
-def _cut(match: re.Match) -> str:
+def _cut(match: re.Match, cut_short: bool) -> str:
+    # A value running into the end of a message scanned only in part is longer than counted.
+    count = ("at least " if cut_short and match.end() == len(match.string) else "") + "{} characters"
     if match.group("run"):
         run = match.group("run")
-        return f"{run[:QUOTE_LIMIT]}… ({len(run)} characters)"
+        return f"{run[:QUOTE_LIMIT]}… ({count.format(len(run))})"
     q, body = match.group("q"), match.group("body")
-    return f"{q}{body[:QUOTE_LIMIT]}…{q} ({len(body)} characters)"
+    return f"{q}{body[:QUOTE_LIMIT]}…{q} ({count.format(len(body))})"
 
 
 def clip(message: str) -> str:
@@ -73,7 +76,10 @@ def clip(message: str) -> str:
     Messages quote what clients send (jsonschema quotes the whole offending value), and a
     body may hold a megabyte: tests/test_request_limits.py pins what is left of it.
     """
-    message = _LONG_VALUE.sub(_cut, message)
+    # Only the head is scanned: what survives is at most MESSAGE_LIMIT long anyway, and a
+    # jsonschema message may quote a whole megabyte (a second of regex work per request).
+    head = message[: 8 * MESSAGE_LIMIT]
+    message = _LONG_VALUE.sub(lambda match: _cut(match, len(head) < len(message)), head)
     return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
 
 

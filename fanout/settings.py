@@ -54,11 +54,11 @@ class Settings:
             secret_key=env.get("FANOUT_SECRET_KEY") or None,
             insecure_urls=_flag("FANOUT_INSECURE_URLS", env.get("FANOUT_INSECURE_URLS", "")),
             webhook_retry_schedule=_schedule(env.get("FANOUT_WEBHOOK_RETRY_SCHEDULE", "")),
-            publish_lease=_seconds("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300),
+            publish_lease=_whole_number("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300, "seconds"),
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
-            delivery_slots=_count("FANOUT_DELIVERY_SLOTS", env.get("FANOUT_DELIVERY_SLOTS", ""), 16, 256),
+            delivery_slots=_whole_number("FANOUT_DELIVERY_SLOTS", env.get("FANOUT_DELIVERY_SLOTS", ""), 16, "threads", 256),
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
-            max_body_bytes=_bytes("FANOUT_MAX_BODY_BYTES", env.get("FANOUT_MAX_BODY_BYTES", ""), 1024 * 1024),
+            max_body_bytes=_whole_number("FANOUT_MAX_BODY_BYTES", env.get("FANOUT_MAX_BODY_BYTES", ""), 1024 * 1024, "bytes"),
             log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
         )
 
@@ -89,29 +89,16 @@ def _schedule(value: str) -> tuple[int, ...]:
     return delays
 
 
-def _seconds(name: str, value: str, default: int) -> int:
-    if not value.strip():
+def _whole_number(name: str, value: str, default: int, what: str, most: int = 10**12) -> int:
+    """A whole number from 1 to `most` in ASCII digits, or `default` when unset."""
+    text = value.strip()
+    if not text:
         return default
-    if not value.strip().isdigit() or int(value) < 1:
-        raise SettingsError(f"{name} must be a whole number of seconds, at least 1, not {value!r}")
-    return int(value)
-
-
-def _count(name: str, value: str, default: int, most: int) -> int:
-    if not value.strip():
-        return default
-    if not (value.strip().isascii() and value.strip().isdigit()) or not 1 <= int(value) <= most:
-        raise SettingsError(f"{name} must be a whole number from 1 to {most}, not {value!r}")
-    return int(value)
-
-
-def _bytes(name: str, value: str, default: int) -> int:
-    if not value.strip():
-        return default
-    digits = value.strip()
-    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
-        raise SettingsError(f"{name} must be a whole number of bytes, at least 1, such as 1048576, not {value!r}")
-    return int(digits)
+    # Length first: int() of thousands of digits raises, and no setting needs 13 of them.
+    if not (text.isascii() and text.isdigit()) or len(text) > 13 or not 1 <= int(text) <= most:
+        bound = f"from 1 to {most}" if most < 10**12 else "at least 1"
+        raise SettingsError(f"{name} must be a whole number of {what}, {bound}, not {value!r}")
+    return int(text)
 
 
 def _log_format(value: str) -> str:

@@ -100,17 +100,19 @@ class WorkerProcess:
             self._watcher.join()
 
     def kill(self) -> None:
-        """Stop the worker now, running tasks and all (their leases bring them back)."""
-        with self._lock:
-            self._stopping.set()
-            proc = self.proc
+        """Stop the worker now, running tasks and all (their leases bring them back).
+
+        Runs from a signal handler, maybe while stop() holds the lock, so it takes none.
+        """
+        self._stopping.set()
+        proc = self.proc
         if proc is not None and proc.poll() is None:
             log.warning("stopping the queue worker (pid %d) now, running tasks and all", proc.pid)
             proc.kill()
 
 
 # An orphaned worker's running tasks get this long before it exits anyway, so that it is
-# gone within 10 s of serve (issue 10); what it leaves, the sweeper takes back.
+# gone within 10 s of serve (README "Running it"); what it leaves, the sweeper takes back.
 ORPHAN_GRACE = 8.0
 POLL = 0.5
 

@@ -22,6 +22,8 @@ from connexion.utils import extract_content_type
 from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator, ParameterValidator
 from jsonschema import Draft4Validator, ValidationError
 
+from .errors import QUOTE_LIMIT
+
 MAX_DEPTH = 64
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
@@ -134,7 +136,22 @@ class JSONBodyValidator(JSONRequestBodyValidator):
             self._validator.validate(body)
         except ValidationError as e:
             where = "/".join(str(p) for p in e.absolute_path)
-            raise BadRequestProblem(detail=f"{where or 'body'}: {e.message}") from None
+            raise BadRequestProblem(detail=f"{where or 'body'}: {_shortened(e)}") from None
+
+
+def _shortened(error: ValidationError) -> str:
+    """jsonschema's message with the offending value cut here, where it is known, so the
+    message errors.clip scans stays short even for a megabyte of caption."""
+    quoted = repr(error.instance)
+    if len(quoted) <= QUOTE_LIMIT:
+        return error.message
+    if isinstance(error.instance, str):
+        # The closing quote stays, so the cut value still reads as one quoted value.
+        short = f"{quoted[:QUOTE_LIMIT]}…{quoted[0]} ({len(error.instance)} characters)"
+    else:
+        size = f" of {len(error.instance)} items" if isinstance(error.instance, (list, dict)) else ""
+        short = f"a {type(error.instance).__name__}{size}"
+    return error.message.replace(quoted, short)
 
 
 class NamedParameterValidator(ParameterValidator):

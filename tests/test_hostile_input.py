@@ -148,6 +148,13 @@ def test_the_sandbox_page_of_something_that_cannot_be_a_target_is_404(client):
         assert answer.status_code == 404 and "No such sandbox post" in answer.text
 
 
+def test_the_sandbox_page_of_something_that_cannot_be_a_platform_is_404_without_a_query(client, queries):
+    for odd in ("%00", "x%00", "myspace"):
+        answer = client.get(f"/sandbox/{odd}/tgt_{'A' * 26}")
+        assert answer.status_code == 404 and "No such sandbox post" in answer.text
+    assert not [sql for sql in queries if '"target"' in sql]
+
+
 # --- query strings and headers that reach the database -----------------------------------
 
 

@@ -235,7 +235,8 @@ def test_publishing_settings_have_the_spec_defaults():
     [("FANOUT_WEBHOOK_RETRY_SCHEDULE", "1,x"), ("FANOUT_WEBHOOK_RETRY_SCHEDULE", "-5"),
      ("FANOUT_PUBLISH_LEASE", "0"), ("FANOUT_PUBLISH_LEASE", "soon"),
      ("FANOUT_SANDBOX_LATENCY", "61"), ("FANOUT_SANDBOX_LATENCY", "slow"),
-     ("FANOUT_DELIVERY_SLOTS", "0"), ("FANOUT_DELIVERY_SLOTS", "257"), ("FANOUT_DELIVERY_SLOTS", "many")],
+     ("FANOUT_DELIVERY_SLOTS", "0"), ("FANOUT_DELIVERY_SLOTS", "257"), ("FANOUT_DELIVERY_SLOTS", "many"),
+     ("FANOUT_PUBLISH_LEASE", "\u00b2"), ("FANOUT_PUBLISH_LEASE", "9" * 5000)],
 )
 def test_bad_publishing_settings_name_their_variable(name, value):
     with pytest.raises(SettingsError, match=name):

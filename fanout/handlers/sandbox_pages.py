@@ -28,9 +28,11 @@ def _find(platform: str, target_id: str):
 
 
 async def show(request: Request) -> HTMLResponse:
-    target_id = request.path_params["target_id"]
-    # Only a target id can name a page; anything else is not looked up (PostgreSQL refuses NUL).
-    found = await run_in_threadpool(_find, request.path_params["platform"], target_id) if is_id(target_id, "tgt") else None
+    platform, target_id = request.path_params["platform"], request.path_params["target_id"]
+    # Only a platform and a target id can name a page; anything else is not looked up
+    # (PostgreSQL refuses NUL, and a query could not find it anyway).
+    named = platform in NAMES and is_id(target_id, "tgt")
+    found = await run_in_threadpool(_find, platform, target_id) if named else None
     if found is None:
         return page(404, "No such sandbox post", "Sandbox posts are shown here once published.")
     post, target = found

@@ -119,7 +119,9 @@ def event_payload(event_id: str, kind: str, target: Target, now: _dt.datetime) -
 def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:
     """Fail the account's targets that have not started; returns the deliveries written."""
     deliveries = []
-    for target in Target.select().where((Target.account_id == account_id) & (Target.status == "pending")):
+    # Posts in id order, as every transaction that locks several posts takes them (_rederive).
+    pending = Target.select().where((Target.account_id == account_id) & (Target.status == "pending"))
+    for target in pending.order_by(Target.post, Target.id):
         outcome = Outcome(error_code="platform_auth_expired", error_message=message)
         deliveries += resolve(rt, target, outcome, from_status="pending")
     return deliveries
@@ -135,7 +137,8 @@ def reclaim_expired(now: _dt.datetime) -> list[str]:
             Target.update(status="pending", lease_expires_at=None, updated_at=now).where(
                 Target.id.in_(stale) & (Target.status == "processing") & (Target.lease_expires_at < now)
             ).execute()
-            # In id order, so two sweepers lock posts in the same order and cannot deadlock.
+            # In id order, as every transaction that locks several posts takes them, so two
+            # such transactions cannot wait for each other.
             for post_id in sorted({t.post_id for t in rows}):
                 _rederive(post_id)
     return stale

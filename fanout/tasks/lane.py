@@ -78,6 +78,9 @@ class Lane:
         return self
 
     def submit(self, delivery_id: str) -> None:
+        with self._cond:
+            if self._stopping or delivery_id in self._queued:
+                return  # the sweeper hands back ids already waiting: no query for those
         owner = self.owner_of(delivery_id)
         if owner is None:
             return  # already final, or its registration was deleted
@@ -127,11 +130,16 @@ class Lane:
                 log.exception("delivery %s attempt failed unexpectedly", delivery_id)
             finally:
                 with self._cond:
-                    self._busy_workspaces[owner.workspace_id] -= 1
-                    self._busy_webhooks[owner.webhook_id] -= 1
+                    self._release(owner)
                     self._running -= 1
                     # A freed slot may suit a delivery other threads skipped.
                     self._cond.notify_all()
+
+    def _release(self, owner: Owner) -> None:
+        for busy, key in ((self._busy_workspaces, owner.workspace_id), (self._busy_webhooks, owner.webhook_id)):
+            busy[key] -= 1
+            if not busy[key]:
+                del busy[key]  # no entry kept for every workspace ever seen
 
     def stop(self, timeout: float = 15) -> bool:
         """Take nothing new and wait for running attempts; True if all finished in time.

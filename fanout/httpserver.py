@@ -12,15 +12,12 @@ beside what a request does with the database.
 from __future__ import annotations
 
 import http
-import os
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .errors import error_body
-from .ids import new_id
-from .requestlog import log_access
-from .times import utcnow
+from .requestlog import log_access, new_request_id
 
 MAX_HEAD_BYTES = 64 * 1024
 
@@ -67,7 +64,7 @@ class FanoutH11Protocol(H11Protocol):
             message = f"the request line and headers are over {MAX_HEAD_BYTES // 1024} KiB in total; send less"
         else:
             status, code, message = 400, "validation_error", "the request is not valid HTTP/1.1"
-        request_id = new_id("req", utcnow(), os.urandom)
+        request_id = new_request_id()
         body = error_body(code, message)
         headers = [
             (b"content-type", b"application/json"),

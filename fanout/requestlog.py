@@ -43,6 +43,11 @@ def request_id_of(scope) -> str:
     return scope.get(SCOPE_KEY, "-")
 
 
+
+def new_request_id() -> str:
+    """The id of one request, as `X-Request-Id` and every log line of it show it."""
+    return new_id("req", utcnow(), os.urandom)
+
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id_var.get()
@@ -79,7 +84,7 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = new_id("req", utcnow(), os.urandom)
+        request_id = new_request_id()
         scope[SCOPE_KEY] = request_id
         # Connexion copies the scope for the operation; a dict that is already here is
         # shared with the copy, so the key's token info it records is seen below.

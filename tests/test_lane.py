@@ -53,15 +53,19 @@ def lanes():
         lane.stop(5)
 
 
-def test_one_workspace_holds_at_most_its_share_of_the_slots(lanes):
-    endpoints = Endpoints(owners("a", 20, webhooks=10))
-    lane = lanes(endpoints, slots=8)
+@pytest.mark.parametrize("count, webhooks, slots, share", [
+    (20, 10, 8, "per_workspace"),  # a quarter of 8 slots for the workspace
+    (6, 1, 16, "per_registration"),  # 4 of 16 for the workspace, 2 for its one registration
+])
+def test_one_workspace_or_registration_holds_at_most_its_share(lanes, count, webhooks, slots, share):
+    endpoints = Endpoints(owners("a", count, webhooks=webhooks))
+    lane = lanes(endpoints, slots=slots)
     for delivery_id in endpoints.owners:
         lane.submit(delivery_id)
     wait_for(lambda: len(endpoints.running) == 2, 5, "two attempts")
-    assert lane.per_workspace == 2
+    assert getattr(lane, share) == 2
     endpoints.release.set()
-    wait_for(lambda: len(endpoints.started) == 20, 5, "every attempt")
+    wait_for(lambda: len(endpoints.started) == count, 5, "every attempt")
     assert endpoints.most["a"] == 2
 
 
@@ -77,53 +81,32 @@ def test_another_workspace_is_sent_while_one_workspaces_attempts_hang(lanes):
     assert sum(d.startswith("a") for d in endpoints.started) == 2
 
 
-def test_one_registration_holds_at_most_its_share(lanes):
-    endpoints = Endpoints(owners("a", 6, webhooks=1))
-    lane = lanes(endpoints, slots=16)  # 4 a workspace, 2 a registration
-    for delivery_id in endpoints.owners:
-        lane.submit(delivery_id)
-    wait_for(lambda: len(endpoints.running) == 2, 5, "two attempts")
-    assert lane.per_registration == 2
+def sent_in_order(endpoints, submitted: list[str], expected: int, **options) -> list[str]:
+    """What a lane sends, in order, of ids all submitted before it starts (one slot unless told)."""
     endpoints.release.set()
-    wait_for(lambda: len(endpoints.started) == 6, 5, "every attempt")
-    assert endpoints.most["a"] == 2
+    lane = Lane(endpoints.send, endpoints.owner_of, **{"slots": 1, **options})
+    for delivery_id in submitted:
+        lane.submit(delivery_id)
+    lane.start()
+    wait_for(lambda: len(endpoints.started) == expected, 5, f"{expected} attempts")
+    lane.stop(5)
+    return endpoints.started
 
 
 def test_waiting_workspaces_take_turns():
     endpoints = Endpoints({**owners("a", 3, webhooks=3), **owners("b", 3, webhooks=3)})
-    endpoints.release.set()
-    # One slot, and the lane is not started until everything waits.
-    lane = Lane(endpoints.send, endpoints.owner_of, slots=1)
-    for delivery_id in ["a-0", "a-1", "a-2", "b-0", "b-1", "b-2"]:
-        lane.submit(delivery_id)
-    lane.start()
-    wait_for(lambda: len(endpoints.started) == 6, 5, "every attempt")
-    lane.stop(5)
-    assert endpoints.started == ["a-0", "b-0", "a-1", "b-1", "a-2", "b-2"]
+    sent = sent_in_order(endpoints, ["a-0", "a-1", "a-2", "b-0", "b-1", "b-2"], 6)
+    assert sent == ["a-0", "b-0", "a-1", "b-1", "a-2", "b-2"]
 
 
 def test_an_id_already_waiting_is_not_queued_twice():
     endpoints = Endpoints(owners("a", 2, webhooks=1))
-    endpoints.release.set()
-    lane = Lane(endpoints.send, endpoints.owner_of, slots=1)
-    for delivery_id in ["a-0", "a-1", "a-1", "a-0"]:
-        lane.submit(delivery_id)
-    lane.start()
-    wait_for(lambda: len(endpoints.started) == 2, 5, "both attempts")
-    lane.stop(5)
-    assert endpoints.started == ["a-0", "a-1"]
+    assert sent_in_order(endpoints, ["a-0", "a-1", "a-1", "a-0"], 2) == ["a-0", "a-1"]
 
 
 def test_a_full_backlog_leaves_the_rest_to_the_sweeper():
     endpoints = Endpoints(owners("a", 5, webhooks=5))
-    endpoints.release.set()
-    lane = Lane(endpoints.send, endpoints.owner_of, slots=1, backlog=3)
-    for delivery_id in endpoints.owners:
-        lane.submit(delivery_id)
-    lane.start()
-    wait_for(lambda: len(endpoints.started) == 3, 5, "the kept attempts")
-    lane.stop(5)
-    assert endpoints.started == ["a-0", "a-1", "a-2"]
+    assert sent_in_order(endpoints, list(endpoints.owners), 3, backlog=3) == ["a-0", "a-1", "a-2"]
 
 
 def test_a_delivery_with_no_owner_is_not_queued():

@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
-import yaml
 from connexion import AsyncApp
 from connexion.exceptions import ProblemException
 from connexion.middleware import MiddlewarePosition
@@ -12,10 +10,11 @@ from connexion.options import SwaggerUIOptions
 from starlette.exceptions import HTTPException
 
 from . import runtime as _runtime
+from . import spec as _spec
 from .bodylimit import BodyLimitMiddleware
 from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
-from .handlers import connect_pages, sandbox_pages
+from .handlers import connect_pages, docs, sandbox_pages
 from .models import bind, open_database
 from .ratelimit import Limiter, open_store
 from .requestlog import RequestIdMiddleware
@@ -27,8 +26,6 @@ from .throttle import RateLimitHeaders, RateLimitMiddleware, Throttle
 from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
 log = logging.getLogger(__name__)
-ROOT = Path(__file__).resolve().parent.parent
-SPEC = ROOT / "openapi.yaml"
 
 
 def boot(settings: Settings, **overrides) -> _runtime.Runtime:
@@ -57,15 +54,18 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
 def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:
     if rt is None:
         rt = boot(settings)
-    # The spec is served at /v1/openapi.json; no Swagger UI bundle is installed.
-    app = AsyncApp(__name__, specification_dir=str(ROOT), swagger_ui_options=SwaggerUIOptions(swagger_ui=False))
+    # Connexion would serve the spec with every $ref expanded: handlers.docs serves it as written.
+    options = SwaggerUIOptions(serve_spec=False, swagger_ui=False)
+    app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), swagger_ui_options=options)
+    spec = _spec.load()
     app.add_api(
-        SPEC.name,
+        _spec.SPEC.name,
         strict_validation=True,
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,
     )
-    routes = RouteTable(yaml.safe_load(SPEC.read_text()))
+    pages = connect_pages.ROUTES + sandbox_pages.ROUTES + docs.routes(spec, settings.base_url)
+    routes = RouteTable(spec, pages=tuple((path, ("GET", "HEAD")) for path, _ in pages))
     render_error = make_error_handler(routes)
     app.add_error_handler(ProblemException, render_error)
     app.add_error_handler(HTTPException, render_error)
@@ -75,6 +75,6 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(RateLimitMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_CONTEXT)
-    for path, endpoint in connect_pages.ROUTES + sandbox_pages.ROUTES:
+    for path, endpoint in pages:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
     return app

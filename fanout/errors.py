@@ -112,9 +112,13 @@ class RouteTable:
       the operation gives: 400 if the value breaks the parameter's schema (as Connexion's
       validation would say), 404 `not_found` otherwise (an id that names nothing).
     Matching runs on the raw, still percent-encoded path, one segment per parameter.
+
+    `pages` are the routes outside the spec (the documents, /docs, the connect pages) with
+    their methods: the API is mounted at the root, so Starlette answers 404, not 405, for a
+    page asked with another method.
     """
 
-    def __init__(self, spec: dict):
+    def __init__(self, spec: dict, pages: tuple[tuple[str, tuple[str, ...]], ...] = ()):
         base = ""
         servers = spec.get("servers") or []
         if servers:
@@ -128,6 +132,8 @@ class RouteTable:
                 if method in item:
                     operations[method.upper()] = self._path_params([*shared, *(item[method].get("parameters") or [])])
             self._routes.append((base + path, (base + path).strip("/").split("/"), operations))
+        for path, methods in pages:
+            self._routes.append((path, path.strip("/").split("/"), {method: {} for method in methods}))
 
     def _resolve(self, node):
         while isinstance(node, dict) and "$ref" in node:

@@ -58,8 +58,9 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     options = SwaggerUIOptions(serve_spec=False, swagger_ui=False)
     app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), swagger_ui_options=options)
     spec = _spec.load()
+    # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.
     app.add_api(
-        _spec.SPEC.name,
+        spec,
         strict_validation=True,
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,

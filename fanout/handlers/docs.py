@@ -5,6 +5,7 @@ from a CDN, and its script comes from this server so the page's CSP allows only 
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 
@@ -16,6 +17,8 @@ from swagger_ui_bundle import swagger_ui_path
 
 from .. import spec as _spec
 from ..errors import not_found
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # The only files of the bundle the page loads; nothing else of the package is served.
 STATIC = {
@@ -76,15 +79,20 @@ def index_html(title: str) -> str:
 def routes(spec: dict, base_url: str) -> list:
     """Starlette routes for the documents and pages, rendered once for this deployment."""
     doc = _spec.published(spec, base_url)
-    as_json = json.dumps(doc, ensure_ascii=False).encode()
-    as_yaml = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True).encode()
     index = index_html(doc["info"]["title"])
 
+    # Rendered on first use: dumping YAML takes a quarter second, and most apps never serve it.
+    @functools.cache
+    def rendered(media_type: str) -> bytes:
+        if media_type == "application/json":
+            return json.dumps(doc, ensure_ascii=False).encode()
+        return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode()
+
     async def openapi_json(request):
-        return Response(as_json, media_type="application/json", headers=DOC_HEADERS)
+        return Response(rendered("application/json"), media_type="application/json", headers=DOC_HEADERS)
 
     async def openapi_yaml(request):
-        return Response(as_yaml, media_type="application/yaml", headers=DOC_HEADERS)
+        return Response(rendered("application/yaml"), media_type="application/yaml", headers=DOC_HEADERS)
 
     async def docs_page(request):
         return HTMLResponse(DOCS_HTML, headers={**DOC_HEADERS, "Content-Security-Policy": DOCS_CSP})

@@ -198,6 +198,7 @@ def cmd_worker(args, settings):
 
 
 def cmd_listen(args, settings):
+    import threading
     import time
 
     from .listen import Listener, as_json, as_text
@@ -205,19 +206,29 @@ def cmd_listen(args, settings):
     def show(received) -> None:
         print(as_json(received) if args.json else as_text(received) + "\n", flush=True)
 
+    # The stop signals are taken with sigwait, never by a handler: one raising in the
+    # serving loop could land inside socketserver, which would swallow it. Blocked before
+    # any thread starts, so every thread inherits the mask and only sigwait sees them.
+    stop_signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     try:
-        listener = Listener(args.host, args.port, args.secret, show, clock=time.time)
-    except OSError as e:
-        raise CommandError("not_started", f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-    _on_stop_signals(_raise_stop)
-    # With --json, stdout holds only deliveries; the banner goes where logs go.
-    print(f"listening on {listener.url} (any path): 204 to deliveries signed with this secret, "
-          f"401 to bad signatures, 400 to unreadable bodies; Ctrl-C stops", file=sys.stderr if args.json else sys.stdout,
-          flush=True)
-    try:
-        listener.serve_forever(poll_interval=0.2)
-    finally:
+        try:
+            listener = Listener(args.host, args.port, args.secret, show, clock=time.time)
+        except OSError as e:
+            raise CommandError("not_started", f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+        threading.Thread(target=listener.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+        # With --json, stdout holds only deliveries; the banner goes where logs go.
+        print(f"listening on {listener.url} (any path): 204 to deliveries signed with this secret, "
+              f"401 to bad signatures, 400 to unreadable bodies; Ctrl-C stops",
+              file=sys.stderr if args.json else sys.stdout, flush=True)
+        received = signal.sigwait(stop_signals)
+        log.info("stopped on %s", signal.Signals(received).name)
+        for signum in stop_signals:  # a second Ctrl-C while stopping changes nothing
+            signal.signal(signum, signal.SIG_IGN)
+        listener.shutdown()
         listener.server_close()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
     return None, None
 
 

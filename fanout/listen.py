@@ -114,6 +114,7 @@ def _shown(value, limit: int = 300) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     server: "Listener"
+    timeout = 15  # seconds a connection may stay silent; Fanout itself gives up after 10
 
     def do_POST(self) -> None:
         body, problem = self._read_body()
@@ -161,6 +162,7 @@ class Listener(ThreadingHTTPServer):
     """Receives on (`host`, `port`) and hands every judged POST to `show`, one at a time."""
 
     daemon_threads = True
+    block_on_close = False  # stopping never waits for a client that keeps its connection open
 
     def __init__(self, host: str, port: int, secret: str, show: Callable[[Received], None],
                  clock: Callable[[], float]) -> None:

@@ -383,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parent-pid", type=int, metavar="PID", help="stop once process PID is no longer this worker's parent (fanout serve passes its own)")
     p.set_defaults(fn=cmd_worker)
 
-    p = sub.add_parser("listen", parents=[common], help="receive webhooks locally, print them and check their signatures")
+    p = sub.add_parser("listen", help="receive webhooks locally, print them and check their signatures")
+    p.add_argument("--json", action="store_true", help="print one JSON object a delivery, a line each")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=9000, help="0 picks a free port (the first line says which)")
     p.add_argument("--secret", type=_webhook_secret, required=True, metavar="whsec_...",

@@ -79,7 +79,7 @@ CONFIG = {
         {
             "include-operation-id-regex": "^(list_posts|list_deliveries)$",
             # `cursor` is opaque: only a next_cursor this service issued to this workspace is
-            # valid, and any other string is 400 (DECISIONS.md). No schema can name them.
+            # valid, and any other string is 400 (docs/decisions.md#lists). No schema can name them.
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}},
         },
     ],

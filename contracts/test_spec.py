@@ -55,7 +55,8 @@ def path_params(item: dict, operation: dict) -> list[dict]:
 def test_the_spec_is_valid_openapi():
     spec, base_uri = read_from_filename(str(SPEC_PATH))
     validate(spec, base_uri=base_uri)
-    assert spec["openapi"].startswith("3.0."), "Connexion validates bodies with Draft 4 + OAS 3.0 (stack.md 1.6)"
+    # Connexion validates bodies with Draft 4 + OAS 3.0 (docs/architecture.md#the-path-of-a-request).
+    assert spec["openapi"].startswith("3.0."), "Connexion validates bodies with Draft 4 + OAS 3.0"
 
 
 def test_the_app_boots_with_every_operation_and_the_auth_function_resolved(app, client, auth):
@@ -67,8 +68,8 @@ def test_the_app_boots_with_every_operation_and_the_auth_function_resolved(app, 
         assert callable(get_function_from_name(name)), f"{method.upper()} {path}: {name} is not callable"
     scheme = SPEC["components"]["securitySchemes"]["bearerAuth"]
     authenticate = get_function_from_name(scheme["x-bearerInfoFunc"])
-    # Connexion calls security functions on the event loop (stack.md 1.4): a sync one
-    # doing a database lookup would block every request of the worker.
+    # Connexion calls security functions on the event loop: a sync one doing a database
+    # lookup would block every request of the worker (docs/architecture.md#the-path-of-a-request).
     assert inspect.iscoroutinefunction(authenticate)
     # And it is the function that actually guards the API.
     assert client.get("/v1/accounts", headers=auth).status_code == 200

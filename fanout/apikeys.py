@@ -1,4 +1,4 @@
-"""API key strings: format, checksum and hashing (SPEC.md section 5).
+"""API key strings: format, checksum and hashing (docs/reliability.md#api-keys).
 
 A key is `svc_live_` or `svc_sandbox_` followed by 50 base62 characters: a 12-character
 lookup id (stored in clear, indexed), a 32-character secret (~190 bits; only a salted hash
@@ -71,7 +71,7 @@ def parse(key: str) -> ParsedKey | None:
 
 def hash_secret(salt: bytes, secret: str) -> str:
     # The secret has ~190 random bits, so one keyed hash is enough; a slow KDF would only
-    # add latency to every request (reference/reliability.md section 5.2).
+    # add latency to every request (docs/reliability.md#api-keys).
     return hmac.new(salt, secret.encode(), hashlib.sha256).hexdigest()
 
 

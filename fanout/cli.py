@@ -197,6 +197,41 @@ def cmd_worker(args, settings):
     return None, None
 
 
+def cmd_listen(args, settings):
+    import threading
+    import time
+
+    from .listen import Listener, as_json, as_text
+
+    def show(received) -> None:
+        print(as_json(received) if args.json else as_text(received) + "\n", flush=True)
+
+    # The stop signals are taken with sigwait, never by a handler: one raising in the
+    # serving loop could land inside socketserver, which would swallow it. Blocked before
+    # any thread starts, so every thread inherits the mask and only sigwait sees them.
+    stop_signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+    try:
+        try:
+            listener = Listener(args.host, args.port, args.secret, show, clock=time.time)
+        except OSError as e:
+            raise CommandError("not_started", f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+        threading.Thread(target=listener.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+        # With --json, stdout holds only deliveries; the banner goes where logs go.
+        print(f"listening on {listener.url} (any path): 204 to deliveries signed with this secret, "
+              f"401 to bad signatures, 400 to unreadable bodies; Ctrl-C stops",
+              file=sys.stderr if args.json else sys.stdout, flush=True)
+        received = signal.sigwait(stop_signals)
+        log.info("stopped on %s", signal.Signals(received).name)
+        for signum in stop_signals:  # a second Ctrl-C while stopping changes nothing
+            signal.signal(signum, signal.SIG_IGN)
+        listener.shutdown()
+        listener.server_close()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stop_signals)
+    return None, None
+
+
 # --- workspaces and keys -----------------------------------------------------------------
 
 
@@ -348,6 +383,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parent-pid", type=int, metavar="PID", help="stop once process PID is no longer this worker's parent (fanout serve passes its own)")
     p.set_defaults(fn=cmd_worker)
 
+    p = sub.add_parser("listen", help="receive webhooks locally, print them and check their signatures")
+    p.add_argument("--json", action="store_true", help="print one JSON object a delivery, a line each")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=9000, help="0 picks a free port (the first line says which)")
+    p.add_argument("--secret", type=_webhook_secret, required=True, metavar="whsec_...",
+                   help="the registration's secret, as POST /v1/webhooks returned it")
+    p.set_defaults(fn=cmd_listen)
+
     p = sub.add_parser("migrate", parents=[common], help="create or upgrade the database schema")
     p.set_defaults(fn=cmd_migrate)
 
@@ -384,11 +427,20 @@ def _positive(value: str) -> int:
     return number
 
 
+def _webhook_secret(value: str) -> str:
+    from .signing import check_secret
+
+    try:
+        return check_secret(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     from .requestlog import configure_logging
 
     args = build_parser().parse_args(argv)
-    long_running = args.command in ("serve", "api", "worker")
+    long_running = args.command in ("serve", "api", "worker", "listen")
     try:
         settings = Settings.from_env()
         configure_logging("INFO" if long_running else "WARNING", settings.log_format)

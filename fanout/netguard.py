@@ -1,4 +1,4 @@
-"""Which URLs and addresses the service may send requests to (reference/reliability.md section 3).
+"""Which URLs and addresses the service may send requests to (docs/reliability.md#outbound-requests).
 
 One rule for every outbound destination a client can choose (webhook endpoints now, media
 URLs later): https only, no user info, and every address the host resolves to must be

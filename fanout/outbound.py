@@ -1,6 +1,6 @@
 """The one way the service sends HTTP to destinations clients choose (webhooks, media URLs).
 
-Every request goes through the same steps (reference/reliability.md 3.4):
+Every request goes through the same steps (docs/reliability.md#outbound-requests):
 
 1. The URL passes `netguard.parse_url` (https only, unless `insecure`; no user info).
 2. The host is resolved once, with the injected resolver, and every address of the answer

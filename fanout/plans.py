@@ -1,4 +1,4 @@
-"""The workspace plans of SPEC.md section 8."""
+"""The workspace plans (docs/decisions.md#plans)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
-"""Requests per minute per workspace (SPEC.md section 8), exact across threads and processes.
+"""Requests per minute per workspace, exact across threads and processes
+(docs/decisions.md#requests-per-minute).
 
 Algorithm: a sliding-window log. Every admitted request's timestamp is kept for the window,
 and a request is admitted iff fewer than `limit` admitted requests lie in the last 60 s.
@@ -32,7 +33,7 @@ from .datadir import private_file
 from .settings import sqlite_path
 from .times import to_epoch_ms, utcnow
 
-WINDOW = 60  # seconds; SPEC.md section 8 counts requests per minute
+WINDOW = 60  # seconds: the plans count requests per minute
 POLICY = "default"
 
 

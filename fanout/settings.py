@@ -23,7 +23,8 @@ class Settings:
     limiter_url: str
     secret_key: str | None = None
     insecure_urls: bool = False
-    # Seconds after the previous attempt (SPEC.md section 6): 1 min, 5 min, 30 min, 2 h, 6 h.
+    # Seconds after the previous attempt: 1 min, 5 min, 30 min, 2 h, 6 h
+    # (docs/decisions.md#deliveries-and-retries).
     webhook_retry_schedule: tuple[int, ...] = (60, 300, 1800, 7200, 21600)
     # How long a worker may hold a target in `processing` before the sweeper takes it back.
     publish_lease: int = 300

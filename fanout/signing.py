@@ -1,12 +1,15 @@
-"""Signatures on webhook deliveries (SPEC.md section 6, DECISIONS.md "Additive fields").
+"""Signatures on webhook deliveries, made and checked (docs/decisions.md#signatures).
 
 Two schemes, both over the exact body bytes that are sent:
 
 - `X-Service-Signature: sha256=<hex>`, GitHub style, keyed with the registration's secret
-  string exactly as the register response showed it (SPEC.md). It covers no timestamp.
+  string exactly as the register response showed it. It covers no timestamp.
 - The Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`),
   which put the message id and the attempt's timestamp inside the MAC, so receivers can
-  reject replays and dedupe (reference/reliability.md 2.1).
+  reject replays and dedupe (docs/reliability.md#webhook-signatures).
+
+The `*_problem` functions are the receiving side, for `fanout listen`: each says why a
+delivery fails its scheme, or None when it passes.
 """
 from __future__ import annotations
 
@@ -14,9 +17,13 @@ import base64
 import binascii
 import hashlib
 import hmac
+from collections.abc import Mapping
 
 SERVICE_SIGNATURE_HEADER = "X-Service-Signature"
 SECRET_PREFIX = "whsec_"
+# How far `webhook-timestamp` may be from the receiver's clock, either way, as the
+# Standard Webhooks reference libraries allow: older is a replay, newer a wrong clock.
+TIMESTAMP_TOLERANCE = 300
 
 
 def service_signature(secret: str, body: bytes) -> str:
@@ -52,6 +59,51 @@ def standard_webhook_headers(secret: str, message_id: str, timestamp: int, body:
         "webhook-timestamp": str(timestamp),
         "webhook-signature": "v1," + base64.b64encode(digest).decode("ascii"),
     }
+
+
+def service_signature_problem(secret: str, body: bytes, header: str | None) -> str | None:
+    """Why `header` is not the `X-Service-Signature` of `body`, or None when it is."""
+    if not header:
+        return f"no {SERVICE_SIGNATURE_HEADER} header"
+    if not header.startswith("sha256="):
+        return "the value does not start with sha256="
+    if not verify_service_signature(secret, body, header):
+        return "does not match the body under this secret"
+    return None
+
+
+def standard_webhook_problem(secret: str, body: bytes, headers: Mapping[str, str], now: int) -> str | None:
+    """Why `headers` (names in lower case) do not sign `body` the Standard Webhooks way at
+    unix time `now`, or None when they do. Any `v1,` entry of the space-separated
+    `webhook-signature` list may match, as during a key rotation."""
+    missing = [name for name in ("webhook-id", "webhook-timestamp", "webhook-signature") if not headers.get(name)]
+    if missing:
+        return f"no {', '.join(missing)} header{'s' if len(missing) > 1 else ''}"
+    raw_timestamp = headers["webhook-timestamp"]
+    if not (raw_timestamp.isascii() and raw_timestamp.isdigit()):
+        return f"webhook-timestamp {raw_timestamp[:40]!r} is not unix seconds"
+    skew = now - int(raw_timestamp)
+    if skew > TIMESTAMP_TOLERANCE:
+        return f"webhook-timestamp is {skew} s old, past the {TIMESTAMP_TOLERANCE} s tolerance (a replay?)"
+    if -skew > TIMESTAMP_TOLERANCE:
+        return f"webhook-timestamp is {-skew} s ahead, past the {TIMESTAMP_TOLERANCE} s tolerance (a clock off?)"
+    message_id = headers["webhook-id"]
+    if not message_id.isascii() or "." in message_id:
+        return "webhook-id is not an ASCII id without '.'"
+    expected = standard_webhook_headers(secret, message_id, int(raw_timestamp), body)["webhook-signature"]
+    offered = [entry for entry in headers["webhook-signature"].split(" ") if entry.startswith("v1,")]
+    if not offered:
+        return "webhook-signature has no v1, entry"
+    # Bytes, for the same reason as in verify_service_signature.
+    if any(hmac.compare_digest(expected.encode("ascii"), entry.encode("utf-8", "replace")) for entry in offered):
+        return None
+    return "does not match the id, timestamp and body under this secret"
+
+
+def check_secret(secret: str) -> str:
+    """`secret` if it is a `whsec_` secret Fanout could have made; ValueError saying why not."""
+    _secret_key(secret)
+    return secret
 
 
 def _secret_key(secret: str) -> bytes:

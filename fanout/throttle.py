@@ -1,4 +1,5 @@
-"""The plan's requests per minute, applied to every authenticated request (SPEC.md section 8).
+"""The plan's requests per minute, applied to every authenticated request
+(docs/decisions.md#requests-per-minute).
 
 Two middlewares, because Connexion authenticates inside its exception handling:
 - `RateLimitMiddleware` runs after security. It counts the request against its workspace,

@@ -1,4 +1,4 @@
-"""GET /v1/accounts, DELETE /v1/accounts/{id} (SPEC.md sections 2 and 4)."""
+"""GET /v1/accounts, DELETE /v1/accounts/{id} (docs/decisions.md#accounts, #disconnecting)."""
 from fanout.models import Account, db
 from fanout.models.account import connect_account
 

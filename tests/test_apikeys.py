@@ -1,6 +1,6 @@
 """API key strings (fanout/apikeys.py): format, entropy, checksum, hashing.
 
-Pins DECISIONS.md "API keys" and reference/reliability.md section 5.
+Pins docs/decisions.md#api-keys and docs/reliability.md#api-keys.
 """
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_key_with_one_character_changed_is_refused():
 
 def test_every_single_character_substitution_is_refused_over_200_keys():
     # CRC32 catches every error burst of 32 bits or fewer, so 100 % of single-character
-    # substitutions must be refused (reliability.md 5.3), in the prefix, body and checksum.
+    # substitutions must be refused (docs/reliability.md#api-keys), in the prefix, body and checksum.
     accepted = []
     for key in random_keys(200):
         for position, original in enumerate(key):

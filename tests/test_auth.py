@@ -1,4 +1,4 @@
-"""Authentication (SPEC.md section 5): missing, malformed, unknown, revoked keys."""
+"""Authentication (docs/decisions.md#authentication-and-modes): missing, malformed, unknown, revoked keys."""
 import pytest
 
 from fanout import apikeys

@@ -1,4 +1,4 @@
-"""POST /v1/accounts/{platform}/connect and the connect pages (DECISIONS.md "Accounts and the connect flow")."""
+"""POST /v1/accounts/{platform}/connect and the connect pages (docs/decisions.md#connect-flow)."""
 import datetime as dt
 from urllib.parse import parse_qs, urlsplit
 
@@ -152,7 +152,7 @@ def test_confirmation_page_escapes_what_it_is_given(client):
     assert "<script>" not in page.text and "<b>x</b>" not in page.text
 
 
-# --- the account cap (SPEC.md section 8) ----------------------------------------------------
+# --- the account cap (docs/decisions.md#account-cap) -----------------------------------------
 
 
 def test_connect_is_refused_at_the_account_cap(client, free):

@@ -1,4 +1,5 @@
-"""Events and signed webhook deliveries with retries (SPEC.md section 6, DECISIONS.md "Webhooks")."""
+"""Events and signed webhook deliveries with retries (docs/decisions.md#events, #signatures,
+#deliveries-and-retries)."""
 import datetime as dt
 import hashlib
 import hmac

@@ -1,4 +1,4 @@
-"""Every non-2xx answer is the error object (SPEC.md section 7, DECISIONS.md "Names and formats")."""
+"""Every non-2xx answer is the error object (docs/decisions.md#errors)."""
 import logging
 
 

@@ -1,4 +1,4 @@
-"""Idempotency-Key on POST /v1/upload (SPEC.md section 4, DECISIONS.md "Idempotency")."""
+"""Idempotency-Key on POST /v1/upload (docs/decisions.md#idempotency)."""
 import pytest
 
 from fanout.models import IdempotencyRecord, Post, db

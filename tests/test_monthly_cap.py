@@ -1,4 +1,4 @@
-"""The monthly post cap (SPEC.md section 8 rules 1, 2, 4, 5)."""
+"""The monthly post cap (docs/decisions.md#monthly-post-cap)."""
 import datetime as dt
 
 import pytest

@@ -1,4 +1,4 @@
-"""Outbound URL guard (fanout/netguard.py) against SSRF: reference/reliability.md section 3.
+"""Outbound URL guard (fanout/netguard.py) against SSRF: docs/reliability.md#outbound-requests.
 
 No test touches the network: the resolver is always a fake, except the loopback check of
 the real `resolve_host("localhost")`.
@@ -25,7 +25,7 @@ from .conftest import FakeResolver
 PUBLIC_V6 = "2606:2800:220:1:248:1893:25c8:1946"
 
 # The encodings of 127.0.0.1 that getaddrinfo accepts and ipaddress does not
-# (reliability.md 3.3). They reach check_url as host names.
+# (docs/reliability.md#outbound-requests). They reach check_url as host names.
 LOOPBACK_ENCODINGS = ["0x7f.1", "2130706433", "127.1", "0177.0.0.1", "017700000001", "0x7f000001"]
 
 NON_PUBLIC_ADDRESSES = [

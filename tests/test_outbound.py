@@ -478,7 +478,7 @@ def test_public_https_destination_is_reached_at_the_checked_address(tls_receiver
     assert tls_receiver.hits[0].headers["Host"] == "hooks.example.com"
 
 
-# -- SSRF: refused before any connection (reference/reliability.md section 3) -------------
+# -- SSRF: refused before any connection (docs/reliability.md#outbound-requests) ----------
 
 NON_PUBLIC = [
     "127.0.0.1", "10.0.0.1", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1",

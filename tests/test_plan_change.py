@@ -1,4 +1,4 @@
-"""`fanout workspace set-plan` moves every cap of SPEC.md section 8 on the very next request.
+"""`fanout workspace set-plan` moves every cap (docs/decisions.md#plans) on the very next request.
 
 The command runs as its own process on this test's database, as an operator would run it
 beside a serving API; the requests go to the in-process app.

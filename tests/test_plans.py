@@ -1,9 +1,9 @@
-"""The plan table of SPEC.md section 8, and the plan a new workspace starts on."""
+"""The plan table (docs/decisions.md#plans), and the plan a new workspace starts on."""
 from fanout.models import db
 from fanout.models.workspace import create_workspace
 from fanout.plans import DEFAULT_PLAN, PLANS
 
-# SPEC.md section 8: posts a month, connected accounts, API keys, requests a minute.
+# docs/decisions.md#plans: posts a month, connected accounts, API keys, requests a minute.
 SPEC_TABLE = {
     "FREE": (30, 4, 1, 30),
     "STARTER": (300, 15, 3, 120),

@@ -1,7 +1,7 @@
 """Per-platform caption caps and media rules (fanout/platforms/rules.py).
 
-Numbers come from reference/platforms.md (1.4, 2.3, 2.4, 3.4, 3.5, 4.3, 4.4) and
-DECISIONS.md "Posts".
+Numbers come from docs/platforms.md (a section per platform) and
+docs/decisions.md#media.
 """
 from __future__ import annotations
 
@@ -223,7 +223,7 @@ def test_x_and_tiktok_refuse_images_with_videos_naming_the_first_odd_item(platfo
         ("x", image("a.png")),
         ("x", video("a.mp4")),
         ("x", video("a.gif")),  # X's one animated GIF takes a post alone, like a video
-        ("x", video("a.webm")),  # platforms.md names no X video container: X judges the file
+        ("x", video("a.webm")),  # X names no video container (docs/platforms.md#x): X judges the file
     ],
 )
 def test_an_extension_the_platform_takes_is_fine(platform, item):

@@ -5,7 +5,7 @@ Sources named in the comments:
   WeightedTweetsWithDiscountedEmojiCounterTest (the v3 config, emoji parsing on).
 - TT-EXTRACT: twitter/twitter-text extractor conformance (extract.yml, as its JS tests run it).
 - TWEMOJI: twitter/twemoji-parser src/__tests__/index.test.js (the emoji parser v3 uses).
-- PLATFORMS: reference/platforms.md, section given.
+- PLATFORMS: docs/platforms.md, section given.
 """
 from __future__ import annotations
 
@@ -123,18 +123,18 @@ def test_x_counts_after_nfc(text, expected):
 
 
 def test_x_280_ascii_characters_fit_and_281_do_not():
-    # PLATFORMS 4.3: "valid iff 0 < weightedLength <= 280"; Latin weighs 1.
+    # PLATFORMS #x: "valid iff 0 < weightedLength <= 280"; Latin weighs 1.
     assert x_weighted_length("a" * 280) == 280
     assert x_weighted_length("a" * 281) == 281
 
 
 def test_x_cjk_counts_two():
-    # PLATFORMS 4.3: "Latin = 1, CJK = 2"
+    # PLATFORMS #x: "Latin = 1, CJK = 2"
     assert x_weighted_length("日本語") == 6
 
 
 def test_x_a_long_url_counts_23():
-    # PLATFORMS 4.3: "any URL = 23" (transformedURLLength)
+    # PLATFORMS #x: "any URL = 23" (transformedURLLength)
     url = "https://example.com/" + "a" * 300 + "?q=" + "b" * 100
     assert x_weighted_length(url) == 23
     assert x_weighted_length("see " + url + " now") == 4 + 23 + 4
@@ -159,7 +159,7 @@ def test_x_a_bare_domain_counts_as_a_url():
     ],
 )
 def test_x_an_emoji_sequence_counts_two(emoji):
-    # PLATFORMS 4.3: each emoji (incl. ZWJ sequences, skin tones, flags) adds defaultWeight 200
+    # PLATFORMS #x: each emoji (incl. ZWJ sequences, skin tones, flags) adds defaultWeight 200
     assert x_weighted_length(emoji) == 2
     assert x_weighted_length("a" + emoji + "b") == 4
 
@@ -235,7 +235,7 @@ def test_extract_urls_matches_twitter_text(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("hello", 5),  # PLATFORMS 3.4: len(s.encode('utf-16-le')) // 2
+        ("hello", 5),  # PLATFORMS #tiktok: len(s.encode('utf-16-le')) // 2
         ("é", 1),
         (GRINNING, 2),  # an astral code point is a surrogate pair
         (FAMILY, 11),  # four astral emoji and three ZWJ
@@ -253,7 +253,7 @@ def test_utf16_len_counts_utf16_code_units(text, expected):
     ("text", "expected"),
     [
         ("hello", 5),
-        ("e\u0301", 1),  # PLATFORMS 1.4: code points after NFC
+        ("e\u0301", 1),  # PLATFORMS #instagram: code points after NFC
         (GRINNING, 1),
         (FAMILY, 7),
     ],
@@ -273,7 +273,7 @@ def test_instagram_length_counts_code_points_after_nfc(text, expected):
     ],
 )
 def test_hashtag_count(text, expected):
-    # PLATFORMS 1.4: "Hashtag = `#` followed by word chars" [U]
+    # PLATFORMS #instagram: "Hashtag = `#` followed by word chars" [U]
     assert hashtag_count(text) == expected
 
 
@@ -286,7 +286,7 @@ def test_hashtag_count(text, expected):
     ],
 )
 def test_mention_count(text, expected):
-    # PLATFORMS 1.4: "mention = `@username`" [U]
+    # PLATFORMS #instagram: "mention = `@username`" [U]
     assert mention_count(text) == expected
 
 
@@ -297,7 +297,7 @@ def test_mention_count(text, expected):
     ("text", "expected"),
     [
         ("a" * 500, 500),
-        (GRINNING, 4),  # PLATFORMS 2.3: "😀 = 4"
+        (GRINNING, 4),  # PLATFORMS #threads: "😀 = 4"
         ("\u2764\ufe0f", 6),
         (FAMILY, 25),  # the whole ZWJ sequence is one emoji grapheme: 4 * 4 + 3 * 3 bytes
         (FRANCE, 8),
@@ -308,7 +308,7 @@ def test_mention_count(text, expected):
     ],
 )
 def test_threads_length_counts_graphemes_and_emoji_utf8_bytes(text, expected):
-    # PLATFORMS 2.3 / 6.1: non-emoji grapheme = 1, emoji = len(emoji.encode('utf-8')) [U]
+    # PLATFORMS #threads: non-emoji grapheme = 1, emoji = len(emoji.encode('utf-8')) [U]
     assert threads_length(text) == expected
 
 
@@ -330,6 +330,6 @@ def test_graphemes(text, expected):
 
 
 def test_link_count_counts_distinct_links():
-    # PLATFORMS 2.3: "duplicates counted once"; scheme, case and a final slash do not make a new link
+    # PLATFORMS #threads: "duplicates counted once"; scheme, case and a final slash do not make a new link
     assert link_count("https://a.com a.com HTTPS://A.com/ https://b.org/x") == 2
     assert link_count("no links here.") == 0

@@ -1,4 +1,4 @@
-"""GET /v1/posts/{id} and GET /v1/posts (SPEC.md section 4, DECISIONS.md "Lists")."""
+"""GET /v1/posts/{id} and GET /v1/posts (docs/decisions.md#lists)."""
 import datetime as dt
 
 import pytest

@@ -8,9 +8,17 @@ import time
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from fanout.signing import service_signature, standard_webhook_headers, verify_service_signature
+from fanout.signing import (
+    TIMESTAMP_TOLERANCE,
+    check_secret,
+    service_signature,
+    service_signature_problem,
+    standard_webhook_headers,
+    standard_webhook_problem,
+    verify_service_signature,
+)
 
-# reference/reliability.md 2.4 (GitHub docs, validating-webhook-deliveries).
+# GitHub's published test vector for its sha256= signatures (docs/reliability.md#webhook-signatures).
 GITHUB_SECRET = "It's a Secret to Everybody"
 GITHUB_PAYLOAD = b"Hello, World!"
 GITHUB_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
@@ -124,3 +132,93 @@ def test_message_ids_that_would_break_the_signed_format_are_refused(message_id):
 def test_secrets_not_in_whsec_form_are_refused(secret):
     with pytest.raises(ValueError):
         standard_webhook_headers(secret, "evt_01", 1_700_000_000, BODY)
+
+
+# --- the receiving side: why a delivery fails each scheme -----------------------------------
+
+NOW = 1_700_000_000
+
+
+def test_a_signed_delivery_has_no_problem_with_either_scheme():
+    headers = standard_webhook_headers(SECRET, "evt_01", NOW, BODY)
+    assert service_signature_problem(SECRET, BODY, service_signature(SECRET, BODY)) is None
+    assert standard_webhook_problem(SECRET, BODY, headers, NOW) is None
+
+
+@pytest.mark.parametrize("header, reason", [
+    (None, "no X-Service-Signature header"),
+    ("", "no X-Service-Signature header"),
+    ("sha1=abc", "does not start with sha256="),
+    (service_signature(SECRET, BODY + b" "), "does not match the body"),
+    (service_signature("whsec_" + base64.b64encode(bytes(32)).decode(), BODY), "does not match the body"),
+])
+def test_service_signature_problem_says_why(header, reason):
+    assert reason in service_signature_problem(SECRET, BODY, header)
+
+
+@pytest.mark.parametrize("skew", [-TIMESTAMP_TOLERANCE, 0, TIMESTAMP_TOLERANCE])
+def test_timestamps_within_five_minutes_either_way_pass(skew):
+    headers = standard_webhook_headers(SECRET, "evt_01", NOW - skew, BODY)
+    assert standard_webhook_problem(SECRET, BODY, headers, NOW) is None
+
+
+def test_a_timestamp_older_than_five_minutes_is_a_replay():
+    headers = standard_webhook_headers(SECRET, "evt_01", NOW - TIMESTAMP_TOLERANCE - 1, BODY)
+    assert standard_webhook_problem(SECRET, BODY, headers, NOW) == (
+        "webhook-timestamp is 301 s old, past the 300 s tolerance (a replay?)"
+    )
+
+
+def test_a_timestamp_more_than_five_minutes_ahead_is_refused():
+    headers = standard_webhook_headers(SECRET, "evt_01", NOW + TIMESTAMP_TOLERANCE + 1, BODY)
+    assert "301 s ahead" in standard_webhook_problem(SECRET, BODY, headers, NOW)
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"webhook-id": None}, "no webhook-id header"),
+    ({"webhook-id": None, "webhook-signature": None}, "no webhook-id, webhook-signature headers"),
+    ({"webhook-timestamp": "17e8"}, "is not unix seconds"),
+    ({"webhook-timestamp": "-5"}, "is not unix seconds"),
+    ({"webhook-id": "evt_02"}, "does not match"),
+    ({"webhook-id": "evt.01"}, "without '.'"),
+    ({"webhook-signature": "v1a,abc"}, "has no v1, entry"),
+    ({"webhook-signature": "v1,é"}, "does not match"),
+])
+def test_standard_webhook_problem_says_why(change, reason):
+    headers = {**standard_webhook_headers(SECRET, "evt_01", NOW, BODY), **change}
+    headers = {name: value for name, value in headers.items() if value is not None}
+    assert reason in standard_webhook_problem(SECRET, BODY, headers, NOW)
+
+
+def test_a_changed_body_fails_both_schemes():
+    headers = standard_webhook_headers(SECRET, "evt_01", NOW, BODY)
+    changed = BODY.replace(b"completed", b"failed")
+    assert service_signature_problem(SECRET, changed, service_signature(SECRET, BODY))
+    assert "does not match" in standard_webhook_problem(SECRET, changed, headers, NOW)
+
+
+def test_any_v1_entry_of_a_rotation_list_may_match():
+    ours = standard_webhook_headers(SECRET, "evt_01", NOW, BODY)
+    other = standard_webhook_headers("whsec_" + base64.b64encode(bytes(32)).decode(), "evt_01", NOW, BODY)
+    listed = {**ours, "webhook-signature": f"{other['webhook-signature']} {ours['webhook-signature']}"}
+    assert standard_webhook_problem(SECRET, BODY, listed, NOW) is None
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda h, b: (h, b),
+    lambda h, b: (h, b + b"\n"),
+    lambda h, b: ({**h, "webhook-id": "evt_02"}, b),
+    lambda h, b: ({**h, "webhook-timestamp": str(int(h["webhook-timestamp"]) - 600)}, b),
+    lambda h, b: ({**h, "webhook-timestamp": str(int(h["webhook-timestamp"]) + 600)}, b),
+])
+def test_our_check_agrees_with_the_reference_library(mutate):
+    now = int(time.time())
+    headers, body = mutate(standard_webhook_headers(SECRET, "evt_01", now, BODY), BODY)
+    assert (standard_webhook_problem(SECRET, body, headers, now) is None) == verifies(SECRET, body, headers)
+
+
+def test_check_secret_takes_our_secrets_and_refuses_others():
+    assert check_secret(SECRET) == SECRET
+    for bad in ("not-a-whsec-secret", "whsec_", "whsec_***"):
+        with pytest.raises(ValueError):
+            check_secret(bad)

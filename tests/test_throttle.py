@@ -1,4 +1,4 @@
-"""Requests per minute per workspace over HTTP (SPEC.md section 8 rule 3, DECISIONS.md "Limits").
+"""Requests per minute per workspace over HTTP (docs/decisions.md#requests-per-minute).
 
 The test clock moves only when told, so every request of a test lands in one window
 unless the test advances it.

@@ -1,4 +1,5 @@
-"""POST /v1/upload: the post it creates and every rule of the request (SPEC.md section 4)."""
+"""POST /v1/upload: the post it creates and every rule of the request
+(docs/decisions.md#destinations, #mode, #media)."""
 import pytest
 
 from fanout.models import Account, Post, Target, db
@@ -76,7 +77,7 @@ def test_a_caption_over_a_platform_cap_is_still_accepted(client, auth, threads_a
     assert answer.json()["caption"] == "a" * 600
 
 
-# --- destinations (DECISIONS.md "Posts") ------------------------------------------------------
+# --- destinations (docs/decisions.md#destinations) ---------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -153,7 +154,7 @@ def test_accounts_naming_an_unknown_account_is_422(client, auth, x_account):
     assert error["code"] == "account_not_connected" and "acc_nope" in error["message"]
 
 
-# --- mode (SPEC.md section 5 rules 4-5) --------------------------------------------------------
+# --- mode (docs/decisions.md#mode) -------------------------------------------------------------
 
 
 def test_a_sandbox_key_sending_sandbox_false_is_403(client, auth, x_account):
@@ -222,7 +223,7 @@ def test_a_refused_request_writes_nothing(client, auth, x_account):
         assert Post.select().count() == 0 and Target.select().count() == 0
 
 
-# --- media a platform can be seen not to take (SPEC.md section 4 rule 3) ----------------------
+# --- media a platform can be seen not to take (docs/decisions.md#media) ------------------------
 
 
 def media_error(client, auth, **body):

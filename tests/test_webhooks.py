@@ -1,4 +1,4 @@
-"""POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id} (SPEC.md section 4, DECISIONS.md "Webhooks")."""
+"""POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id} (docs/decisions.md#webhook-registrations)."""
 import logging
 from dataclasses import replace
 

@@ -47,7 +47,7 @@ def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None
 
 
 def count_accounts(workspace_id: str) -> int:
-    """What the account cap counts: every account, whatever its status (DECISIONS.md)."""
+    """What the account cap counts: every account, whatever its status (docs/decisions.md#account-cap)."""
     return Account.select().where(Account.workspace == workspace_id).count()
 
 
@@ -107,7 +107,7 @@ def connect_account(
 
 def disconnect_account(rt, workspace_id: str, account_id: str) -> list[str]:
     """Remove the account and, with its row, its tokens; its targets still pending fail with
-    platform_auth_expired (DECISIONS.md). Returns the deliveries to send after commit."""
+    platform_auth_expired (docs/decisions.md#disconnecting). Returns the deliveries to send after commit."""
     with write_transaction():
         deleted = Account.delete().where((Account.id == account_id) & (Account.workspace == workspace_id)).execute()
         if not deleted:

@@ -43,7 +43,7 @@ def record_attempt(
     elif number > len(schedule):
         changes = dict(status="failed", next_attempt_at=None)
     else:
-        # The delay counts from the start of the previous attempt (SPEC.md section 6 rule 3).
+        # The delay counts from the start of the previous attempt (docs/decisions.md#deliveries-and-retries).
         changes = dict(next_attempt_at=started_at + _dt.timedelta(seconds=schedule[number - 1]))
     with write_transaction():
         if not Delivery.update(attempts=number, claimed_until=None, **changes).where(Delivery.id == delivery.id).execute():

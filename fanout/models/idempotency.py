@@ -1,4 +1,4 @@
-"""Idempotency-Key records (DECISIONS.md "Idempotency").
+"""Idempotency-Key records (docs/decisions.md#idempotency).
 
 A request with a key first *claims* it through the unique index (workspace, key), never by
 reading first. The claim is completed with the response in the same transaction that

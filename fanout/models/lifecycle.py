@@ -107,7 +107,7 @@ def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
 
 
 def event_payload(event_id: str, kind: str, target: Target, now: _dt.datetime) -> dict:
-    """SPEC.md section 6 plus DECISIONS.md's `id`, `target.id` and `target.account_id`."""
+    """The event body of docs/decisions.md#events, `id`, `target.id` and `target.account_id` included."""
     detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
     if target.status == "published":
         detail["external_url"] = target.external_url

@@ -14,7 +14,7 @@ IN_FLIGHT = ("pending", "processing")
 
 
 def derive_status(target_statuses: list[str]) -> str:
-    """SPEC.md section 3 with DECISIONS.md's in-flight rule: the only place post status is decided."""
+    """docs/decisions.md#post-status, in-flight rule included: the only place post status is decided."""
     if any(s in IN_FLIGHT for s in target_statuses):
         return "pending" if all(s == "pending" for s in target_statuses) else "processing"
     if all(s == "published" for s in target_statuses):
@@ -112,7 +112,7 @@ def post_view(post: Post, targets: list[Target]) -> dict:
 
 
 def post_summary(post: Post, targets: list[Target]) -> dict:
-    """A list entry: SPEC.md shows id, status, caption, created_at and targets."""
+    """A list entry: id, status, caption, created_at and targets (docs/decisions.md#posts-and-targets)."""
     return {
         "id": post.id,
         "status": post.status,

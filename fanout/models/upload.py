@@ -1,4 +1,4 @@
-"""POST /v1/upload: the rules of a request (SPEC.md section 4, DECISIONS.md "Posts") and
+"""POST /v1/upload: the rules of a request (docs/decisions.md#destinations, #mode, #media) and
 the transaction that turns it into a post.
 
 Rules that need no database are checked by `draft_from_request`; the destinations are

@@ -1,9 +1,9 @@
 """What each platform takes, as one table: caption caps and the media one post may carry.
 
-The API turns away media that the request alone shows a platform cannot take (DECISIONS.md
-"Posts": 422 `unsupported_media_for_platform`) and fails a target whose caption is over its
+The API turns away media that the request alone shows a platform cannot take (docs/decisions.md#media:
+422 `unsupported_media_for_platform`) and fails a target whose caption is over its
 platform's cap (`caption_too_long`); the publishing adapters and emulators read the same
-table. Numbers and formats are reference/platforms.md's (1.4, 2.3, 2.4, 3.4, 3.5, 4.3, 4.4).
+table. Numbers and formats, and how sure we are of each, are in docs/platforms.md.
 """
 from __future__ import annotations
 
@@ -65,8 +65,8 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
     for rules in (
         PlatformRules(
             platform="instagram",
-            # 1.4: "Maximum 2200 characters, 30 hashtags, and 20 @ tags"; the unit is [U],
-            # code points after NFC as the doc recommends.
+            # docs/platforms.md#instagram: "Maximum 2200 characters, 30 hashtags, and 20 @ tags";
+            # the unit is [U]: code points after NFC, our choice.
             caption_limit=2200,
             caption_length=instagram_length,
             caption_unit="",
@@ -91,11 +91,11 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             caption_unit=" (an emoji counts its UTF-8 bytes)",
             max_hashtags=None,
             max_mentions=None,
-            max_links=5,  # 2.3: "at most 5 unique links per post" [C]
+            max_links=5,  # docs/platforms.md#threads: "at most 5 unique links" [C]
             text_only=True,
-            image_extensions=JPEG | {"png"},  # 2.4: "JPEG and PNG"
-            video_extensions=MP4 | MOV,  # 2.4: "MOV/MP4"
-            # 2.2/2.4: single post, or a carousel of 2-20 "images, videos, or a mix".
+            image_extensions=JPEG | {"png"},  # docs/platforms.md#threads: "JPEG and PNG"
+            video_extensions=MP4 | MOV,  # "MOV/MP4"
+            # single post, or a carousel of 2-20 "images, videos, or a mix".
             max_items=20,
             max_images=20,
             max_videos=20,
@@ -103,9 +103,9 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
         ),
         PlatformRules(
             platform="tiktok",
-            # 3.4: a video's `title` is at most 2200 UTF-16 units [C]. A photo post has a
+            # docs/platforms.md#tiktok: a video's `title` is at most 2200 UTF-16 units [C]. A photo post has a
             # `title` of 90 and a `description` of 4000 [S]: the caption goes to the
-            # description there, so the same 2200 cap (DECISIONS.md) always fits it, and the
+            # description there, so the same 2200 cap (docs/decisions.md#captions) always fits it, and the
             # 90-unit photo title is never filled from the caption.
             caption_limit=2200,
             caption_length=utf16_len,
@@ -114,11 +114,11 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             max_mentions=None,
             max_links=None,
             text_only=False,
-            # 3.5: photos "JPEG or WEBP (PNG not accepted on photo posts)" [S];
+            # photos "JPEG or WEBP (PNG not accepted on photo posts)" [S];
             # video "MP4 (recommended), WebM, MOV".
             image_extensions=JPEG | {"webp"},
             video_extensions=MP4 | MOV | {"webm"},
-            # 3.5: one video, or up to 35 photos; "photos and videos cannot be mixed" [S].
+            # one video, or up to 35 photos; "photos and videos cannot be mixed" [S].
             max_items=35,
             max_images=35,
             max_videos=1,
@@ -127,7 +127,7 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
         ),
         PlatformRules(
             platform="x",
-            # 4.3: twitter-text v3 weighted length; the longer limit of X Premium is [U] and
+            # docs/platforms.md#x: twitter-text v3 weighted length; the longer limit of X Premium is [U] and
             # not assumed.
             caption_limit=280,
             caption_length=x_weighted_length,
@@ -136,14 +136,14 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             max_mentions=None,
             max_links=None,
             text_only=True,
-            # 4.4: "JPG, PNG, GIF, WEBP".
+            # "JPG, PNG, GIF, WEBP".
             image_extensions=JPEG | {"png", "gif", "webp"},
-            # 4.4 names no video container, so every video extension passes here and X judges
+            # X names no video container, so every video extension passes here and X judges
             # the file. A .gif may be declared a video too: X's "1 animated GIF" takes a post
             # alone, as a video does. Whether a GIF sent as an image is animated (and so may
             # not join other images) only fetching tells.
             video_extensions=KNOWN_VIDEO | {"gif"},
-            # 4.4: "up to 4 photos, or 1 animated GIF, or 1 video", never together.
+            # "up to 4 photos, or 1 animated GIF, or 1 video", never together.
             max_items=4,
             max_images=4,
             max_videos=1,

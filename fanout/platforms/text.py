@@ -1,6 +1,6 @@
 """Caption counting shared by the publishing adapters and the platform emulators.
 
-reference/platforms.md 6.1 asks that both sides count with the same functions, so that a
+Both sides count with the same functions (docs/platforms.md#caption-counting), so that a
 caption the API lets through is one the emulator takes too. Standard library only: the
 emoji and TLD tables this needs are embedded at the bottom of the module.
 """
@@ -19,7 +19,7 @@ def _nfc(s: str) -> str:
 
 
 def utf16_len(s: str) -> int:
-    """UTF-16 code units ("runes"): TikTok's unit for titles and descriptions (platforms.md 3.4).
+    """UTF-16 code units ("runes"): TikTok's unit for titles and descriptions (docs/platforms.md#tiktok).
 
     Counted on the text as given, not NFC: TikTok counts what it receives.
     """
@@ -31,11 +31,11 @@ def utf16_len(s: str) -> int:
 
 
 def instagram_length(s: str) -> int:
-    """Code points after NFC: platforms.md 1.4's recommendation (Instagram's unit is [U])."""
+    """Code points after NFC: our choice, as Instagram documents no unit (docs/platforms.md#instagram)."""
     return len(_nfc(s))
 
 
-# platforms.md 1.4: "hashtag = `#` followed by word chars; mention = `@username`" [U]. Both
+# docs/platforms.md#instagram: a hashtag is `#` and word characters, a mention `@username` [U]. Both
 # must start a word, so "C#", "a#b" and e-mail addresses count nothing. Every occurrence
 # counts, repeats too: the stricter reading of "30 hashtags, and 20 @ tags".
 _HASHTAG = re.compile(r"(?<!\w)#\w+")
@@ -52,7 +52,7 @@ def mention_count(s: str) -> int:
     return len(_MENTION.findall(s))
 
 
-# --- X (twitter-text v3, platforms.md 4.3) --------------------------------------------------
+# --- X (twitter-text v3, docs/platforms.md#x) ---------------------------------------------
 
 # Code point ranges that weigh 1 (scale 100, weight 100); everything else weighs 2.
 _X_LIGHT_RANGES = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
@@ -91,7 +91,7 @@ def extract_urls(s: str) -> list[str]:
 
 
 def link_count(s: str) -> int:
-    """Distinct links in a caption, for Threads' 5-link cap (platforms.md 2.3).
+    """Distinct links in a caption, for Threads' 5-link cap (docs/platforms.md#threads).
 
     Which text Threads takes for a link is [U]: we use the twitter-text extractor, and take
     `https://Example.com/` and `example.com` for one link (scheme, case, final `/` ignored).
@@ -102,7 +102,7 @@ def link_count(s: str) -> int:
 _SCHEME = re.compile(r"^https?://", re.IGNORECASE)
 
 
-# --- Threads (platforms.md 2.3, 6.1) --------------------------------------------------------
+# --- Threads (docs/platforms.md#threads) ---------------------------------------------------
 
 
 def threads_length(s: str) -> int:

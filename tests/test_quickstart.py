@@ -1,0 +1,143 @@
+"""The README's quickstart, run as pasted: its `sh` blocks in bash, one bash per shell they
+name, against a real `fanout serve` and `fanout listen` on loopback. Only the ports change
+(to free ones). Each `# → ` line under a command is what it prints, `...` standing for
+anything; every such line must match a line of that shell's output, in order."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .conftest import free_port, loopback_guarded, wait_for
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+EXPECTED = "# → "
+
+
+@dataclass(frozen=True)
+class Block:
+    shell: int
+    text: str
+
+    @property
+    def expected(self) -> list[str]:
+        return [line[len(EXPECTED):] for line in self.text.splitlines() if line.startswith(EXPECTED)]
+
+
+def quickstart_blocks(readme: str) -> list[Block]:
+    """The `sh` blocks of the Quickstart section, each starting with `# Shell N: ...`."""
+    section = readme.split("\n## Quickstart\n", 1)[1].split("\n## ", 1)[0]
+    blocks = []
+    for text in re.findall(r"^```sh\n(.*?)^```$", section, flags=re.S | re.M):
+        shell = re.match(r"# Shell (\d+):", text)
+        assert shell, f"a quickstart block does not say which shell runs it:\n{text}"
+        blocks.append(Block(int(shell.group(1)), text))
+    return blocks
+
+
+def matches(expected: str, line: str) -> bool:
+    pattern = ".*?".join(re.escape(part) for part in expected.split("..."))
+    return re.fullmatch(pattern, line) is not None
+
+
+def unmatched(expected: list[str], output: str) -> list[str]:
+    """The expected lines that `output` does not show, in order; [] when it shows them all."""
+    lines = iter(output.splitlines())
+    return [want for want in expected if not any(matches(want, line) for line in lines)]
+
+
+@dataclass
+class Shell:
+    """A bash fed commands on stdin, as a person types them; stdout and stderr together."""
+
+    proc: subprocess.Popen
+    output: list[str] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, cwd: Path, env: dict) -> "Shell":
+        proc = subprocess.Popen(["bash"], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        shell = cls(proc)
+        threading.Thread(target=shell._read, daemon=True).start()
+        # Any failing command or unset variable ends the shell: the test sees it at once.
+        shell.send("set -euo pipefail\n")
+        return shell
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.output.append(line)
+
+    def text(self) -> str:
+        return "".join(self.output)
+
+    def send(self, text: str) -> None:
+        self.proc.stdin.write(text)
+        self.proc.stdin.flush()
+
+    def run(self, block: Block, seconds: float = 60) -> None:
+        """Run `block` to its end; AssertionError with the output if a command fails."""
+        marker = f"__block_done_{len(self.output)}__"
+        self.send(f"{block.text}\necho {marker}\n")
+        wait_for(lambda: marker in self.text() or self.proc.poll() is not None, seconds, f"the block:\n{block.text}")
+        assert marker in self.text(), f"the block failed:\n{block.text}\n--- output ---\n{self.text()}"
+
+    def show(self, expected: list[str], seconds: float = 60) -> None:
+        """Wait until the output shows every expected line, in order."""
+        try:
+            wait_for(lambda: not unmatched(expected, self.text()), seconds, "the expected output")
+        except AssertionError:
+            raise AssertionError(f"not shown: {unmatched(expected, self.text())}\n--- output ---\n{self.text()}") from None
+
+    def interrupt(self) -> int:
+        """Ctrl-C in the terminal: SIGINT to everything the shell runs, then end its input."""
+        os.killpg(self.proc.pid, signal.SIGINT)
+        self.proc.stdin.close()
+        return self.proc.wait(40)
+
+
+def with_free_ports(text: str, api: int, receiver: int) -> str:
+    return text.replace("8000", str(api)).replace("9000", str(receiver))
+
+
+def test_the_quickstart_works_as_pasted(tmp_path):
+    readme = README.read_text()
+    blocks = quickstart_blocks(with_free_ports(readme, free_port(), free_port()))
+    assert [b.shell for b in blocks] == [1, 2, 3, 2], "the quickstart's shells changed: update this test"
+    # The clone's folder: its .venv is the one running the tests.
+    venv = Path(sys.prefix)
+    assert (venv / "bin" / "activate").exists(), "run the suite from the .venv the README installs"
+    (tmp_path / ".venv").symlink_to(venv)
+    env = loopback_guarded({k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")})
+
+    shells = {n: Shell.start(tmp_path, env) for n in (1, 2, 3)}
+    try:
+        server, setup, listen, post = blocks
+        shells[1].send(server.text + "\n")
+        shells[1].show(server.expected)
+        shells[2].run(setup)
+        shells[2].show(setup.expected)
+        shells[3].send(listen.text + "\n")
+        banner, *delivery = listen.expected
+        shells[3].show([banner])
+        shells[2].run(post)
+        shells[2].show(post.expected)
+        shells[3].show(listen.expected)
+        # Ctrl-C stops both, each exiting 0 (the shell exits with its last command's status).
+        assert shells[3].interrupt() == 0, shells[3].text()
+        assert shells[1].interrupt() == 0, shells[1].text()
+    finally:
+        for shell in shells.values():
+            if shell.proc.poll() is None:
+                os.killpg(shell.proc.pid, signal.SIGKILL)
+                shell.proc.wait()
+
+
+def test_expected_lines_match_with_dots_standing_for_anything():
+    assert matches('{"id": "ws_...", "plan": "FREE"}', '{"id": "ws_01ABC", "plan": "FREE"}')
+    assert not matches('{"id": "ws_...", "plan": "FREE"}', '{"id": "ws_01ABC", "plan": "PRO"}')
+    assert unmatched(["a...", "b"], "b\na1\n") == ["b"]  # order counts

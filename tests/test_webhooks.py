@@ -92,7 +92,8 @@ def test_list_is_newest_first(client, auth, clock):
 
 def test_delete_answers_204_then_404(client, auth):
     created = register(client, auth).json()
-    assert client.delete(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 204
+    deleted = client.delete(f"/v1/webhooks/{created['id']}", headers=auth)
+    assert deleted.status_code == 204 and deleted.content == b"" and "content-type" not in deleted.headers
     assert client.get(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 404
     assert client.delete(f"/v1/webhooks/{created['id']}", headers=auth).status_code == 404
 

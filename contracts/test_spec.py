@@ -105,7 +105,7 @@ def test_an_insecure_server_validates_and_serves_the_relaxed_url_rule(client, au
 def test_the_url_patterns_take_only_what_the_server_takes():
     """A URL either pattern matches passes the shape checks of its mode (fanout/netguard.py):
     schema-valid data is not refused for its shape. (The pattern is narrower in places: no
-    IPv6 literal, ASCII only.)"""
+    IPv6 literal, an ASCII host.)"""
     from fanout.netguard import parse_url
 
     schema = SPEC["components"]["schemas"]["OutboundUrl"]
@@ -120,7 +120,9 @@ def test_the_url_patterns_take_only_what_the_server_takes():
         ("https://[::1]/x", False, False),
         ("https://hooks.example.com/a b", False, False),
         ("https://hooks.example.com/x\n", False, False),
-        ("https://hooks.example.com/ä", False, False),
+        ("https://hooks.example.com/ä?q=😀", True, True),
+        ("https://hooks.example.com/a\u00a0b", False, False),
+        ("https://hooks.example.com/a\\b", False, False),
         ("https:///x", False, False),
         ("ftp://hooks.example.com/x", False, False),
     ]

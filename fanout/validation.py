@@ -155,6 +155,7 @@ def _rule_broken(error: ValidationError) -> str | None:
     if not description:
         return None
     rule = " ".join(description.split("\n\n")[0].split()).rstrip(".")
+    rule = rule[0].lower() + rule[1:]  # a message goes on after `where: `
     if isinstance(error.instance, str):
         rule += f" (got {_quoted(error.instance)})"
     return rule

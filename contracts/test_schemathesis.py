@@ -1,6 +1,8 @@
 """Schemathesis against the in-process ASGI app: every operation, every check.
 
 Stateless (`test_api`): phases examples, coverage and fuzzing, positive and negative data.
+The examples phase runs every operation: the documented examples of each one that takes
+input, and (`fill-missing`) the one request an operation without input can be sent.
 Stateful (`test_stateful`): the state machine built from the OpenAPI links
 (webhook create -> get -> delete -> get 404; accounts list -> disconnect).
 
@@ -12,8 +14,9 @@ hand-made headers from generated ones, which gives false `ignored_auth` failures
 (schemathesis#2846).
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
-The one check configured differently is `positive_data_acceptance`, for a few
-operations below, each with its reason.
+The one check configured differently is `positive_data_acceptance`, for the three rules
+below that no schema can state, each with its reason; every other rule of a request is in
+openapi.yaml (`oneOf`, `not`, `pattern`), so schema-valid data meets it.
 
 The rate limiter is on, as in production: the generated requests come a second apart on
 the test clock, and `test_every_operation_documents_its_429` holds the 429 every
@@ -50,7 +53,9 @@ CONFIG = {
         "database": "none",  # no example database: a run depends on the seed alone
     },
     "phases": {
-        "examples": {"enabled": True},
+        # fill-missing: an operation that takes no input (GET /v1/usage, GET /v1/webhooks)
+        # has no example to run, but one request to send.
+        "examples": {"enabled": True, "fill-missing": True},
         "coverage": {"enabled": True},
         "fuzzing": {"enabled": True},
     },
@@ -61,25 +66,25 @@ CONFIG = {
             # Every generated body gets a URL that passes, so creation succeeds and the
             # create -> get -> delete links have ids to follow.
             "parameters": {"body.url": {"dictionary": "public-webhook-urls", "probability": 1.0}},
-            # Except in the coverage phase, which builds its own boundary values for `url`
-            # (an empty string, 2048 zeros) whatever `parameters` says: schema-valid strings
-            # that are no URL, so 400 validation_error. Only there does 400 join the
-            # statuses accepted for positive data. Every other check, and this one in every
-            # other phase and operation, keeps its defaults.
+            # Except in the coverage phase, which builds its own URLs from the schema's
+            # pattern whatever `parameters` says. Their hosts do not resolve to public
+            # addresses (a rule of DNS, which no schema can state), so 400 validation_error:
+            # only there does 400 join the statuses accepted for positive data.
             "phases": {"coverage": {"checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}}}},
         },
         {
             "include-operation-id": "create_post",
-            # A schema-valid upload still has rules no schema states: account ids and
-            # platforms must name active accounts of the post's mode here (422), media must
-            # suit each platform (422), exactly one of account_ids / platforms is sent and
-            # media URLs are https on a host (400). So positive data may answer 400 or 422.
-            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400", "422"]}},
+            # A schema-valid upload must still name active accounts of the post's mode in
+            # this workspace (422 account_not_connected) and media each platform takes
+            # (422 unsupported_media_for_platform): rules of the data, not of the request's
+            # shape, so positive data may answer 422.
+            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "422"]}},
         },
         {
             "include-operation-id-regex": "^(list_posts|list_deliveries)$",
             # `cursor` is opaque: only a next_cursor this service issued to this workspace is
-            # valid, and any other string is 400 (docs/decisions.md#lists). No schema can name them.
+            # valid, and any other string is 400 (openapi.yaml, list_posts). No schema can
+            # name them.
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}},
         },
     ],
@@ -136,6 +141,32 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 @hypothesis.settings(deadline=None)
 def test_api(case):
     case.call_and_validate()
+
+
+def test_the_examples_phase_runs_every_operation(api_schema):
+    """Each operation that takes input has documented examples for the examples phase to send;
+    the others (no parameter, no body) get their one request from `fill-missing`.
+
+    The cases are built by the function the phase itself calls (schemathesis 4.32).
+    """
+    from schemathesis.generation.hypothesis.builder import generate_example_cases
+
+    assert api_schema.config.phases.examples.fill_missing
+    exercised, documented, without_input = set(), set(), set()
+    for result in api_schema.get_all_operations():
+        operation = result.ok()
+        if list(generate_example_cases(test=lambda: None, operation=operation, fill_missing=False)):
+            documented.add(operation.label)
+        inputs = [p for p in operation.iter_parameters() if p.name != "Authorization"]  # the key is not input
+        if not (inputs or list(operation.body)):
+            without_input.add(operation.label)
+        if list(generate_example_cases(test=lambda: None, operation=operation, fill_missing=True)):
+            exercised.add(operation.label)
+    labels = {result.ok().label for result in api_schema.get_all_operations()}
+    assert len(labels) == 12
+    assert exercised == labels
+    assert documented == labels - without_input
+    assert without_input == {"GET /v1/usage", "GET /v1/webhooks"}
 
 
 def test_every_check_is_on(api_schema):

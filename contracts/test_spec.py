@@ -85,6 +85,55 @@ def test_the_served_spec_is_this_file_without_server_only_extensions(client):
     assert "x-bearerInfoFunc" not in json.dumps(served)
 
 
+def test_the_served_spec_has_the_production_url_rule(client):
+    served = client.get("/v1/openapi.json").json()["components"]["schemas"]["OutboundUrl"]
+    assert served["pattern"] == SPEC["components"]["schemas"]["OutboundUrl"]["pattern"]
+    assert "x-insecure-pattern" not in served
+
+
+@pytest.mark.parametrize("insecure_urls", [True])
+def test_an_insecure_server_validates_and_serves_the_relaxed_url_rule(client, auth):
+    relaxed = SPEC["components"]["schemas"]["OutboundUrl"]["x-insecure-pattern"]
+    for served in (client.get("/v1/openapi.json").json(), yaml.safe_load(client.get("/v1/openapi.yaml").text)):
+        assert served["components"]["schemas"]["OutboundUrl"] == {
+            **{k: v for k, v in SPEC["components"]["schemas"]["OutboundUrl"].items() if k != "x-insecure-pattern"},
+            "pattern": relaxed,
+        }
+    hook = {"url": "http://127.0.0.1:9000/hook", "events": ["post.completed"]}
+    assert client.post("/v1/webhooks", headers=auth, json=hook).status_code == 201
+
+
+def test_the_url_patterns_take_only_what_the_server_takes():
+    """A URL either pattern matches passes the shape checks of its mode (fanout/netguard.py):
+    schema-valid data is not refused for its shape. (The pattern is narrower in places: no
+    IPv6 literal, an ASCII host.)"""
+    from fanout.netguard import parse_url
+
+    schema = SPEC["components"]["schemas"]["OutboundUrl"]
+    cases = [
+        ("https://hooks.example.com/fanout?a=b#c", True, True),
+        ("HTTPS://hooks.example.com:8443", True, True),
+        ("https://93.184.216.34:443/x", True, True),
+        ("http://127.0.0.1:9000/hook", False, True),
+        ("https://hooks.example.com:22/x", False, True),
+        ("http://127.0.0.1:65536/hook", False, False),
+        ("https://user:pw@hooks.example.com/x", False, False),
+        ("https://[::1]/x", False, False),
+        ("https://hooks.example.com/a b", False, False),
+        ("https://hooks.example.com/x\n", False, False),
+        ("https://hooks.example.com/ä?q=😀", True, True),
+        ("https://hooks.example.com/a\u00a0b", False, False),
+        ("https://hooks.example.com/a\\b", False, False),
+        ("https:///x", False, False),
+        ("ftp://hooks.example.com/x", False, False),
+    ]
+    for url, secure, insecure in cases:
+        for pattern, insecure_mode, expected in ((schema["pattern"], False, secure), (schema["x-insecure-pattern"], True, insecure)):
+            assert bool(re.search(pattern, url)) is expected, (url, insecure_mode)
+            if expected:
+                parse_url(url, insecure=insecure_mode)
+
+
 def test_the_served_spec_names_this_deployment_first_then_the_relative_server(client):
     servers = client.get("/v1/openapi.json").json()["servers"]
     assert [s["url"] for s in servers] == ["http://testserver", "/"]
@@ -112,6 +161,63 @@ def test_every_non_2xx_response_is_the_error_object(path, method, item, operatio
         content = resolve(response).get("content") or {}
         assert list(content) == ["application/json"], f"{status}: only application/json"
         assert content["application/json"]["schema"] == {"$ref": ERROR_REF}, f"{status}: not the Error schema"
+
+
+def enums(node, where: tuple = ()):
+    """(key path, values) of every `enum` outside a `not` (a rule excluding values, not a type)."""
+    if isinstance(node, dict):
+        if "enum" in node:
+            yield where, node["enum"]
+        for key, value in node.items():
+            if key != "not":
+                yield from enums(value, (*where, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from enums(value, (*where, i))
+
+
+def test_every_enum_is_a_named_component():
+    """Generated clients make one type of each named enum; an inline one is a type per use."""
+    for where, values in enums(SPEC):
+        if values == [None]:
+            continue  # the null of a nullable reference (Target.error_code)
+        named_schema = where[:2] == ("components", "schemas") and len(where) == 3
+        header = where[:2] == ("components", "headers") and where[3:] == ("schema",)
+        assert named_schema or header, where
+
+
+@pytest.mark.parametrize(("path", "method", "item", "operation"), OPERATIONS, ids=IDS)
+def test_every_response_declares_its_request_id(path, method, item, operation):
+    for status, response in operation["responses"].items():
+        headers = resolve(response).get("headers") or {}
+        assert headers.get("X-Request-Id") == {"$ref": "#/components/headers/X-Request-Id"}, status
+    assert SPEC["components"]["headers"]["X-Request-Id"]["required"] is True
+
+
+# Answered before the request is counted, so without RateLimit headers: no key (401), a head
+# too large to read (431). Every other answer may come after the counter.
+UNCOUNTED = {"401", "431"}
+# Answered only after the counter, so RateLimit-Policy is always there.
+COUNTED = {"403", "409", "422", "429"}
+
+
+@pytest.mark.parametrize(("path", "method", "item", "operation"), OPERATIONS, ids=IDS)
+def test_every_answer_declares_the_rate_limit_headers_it_may_carry(path, method, item, operation):
+    for status, response in operation["responses"].items():
+        headers = {name: resolve(header) for name, header in (resolve(response).get("headers") or {}).items()}
+        if status in UNCOUNTED:
+            assert not {"RateLimit", "RateLimit-Policy"} & set(headers), status
+            continue
+        assert {"RateLimit", "RateLimit-Policy"} <= set(headers), status
+        always = status.startswith("2") or status in COUNTED
+        assert headers["RateLimit-Policy"].get("required", False) is always, status
+        assert headers["RateLimit"].get("required", False) is (status == "429"), status
+
+
+@pytest.mark.parametrize(("path", "method", "item", "operation"), OPERATIONS, ids=IDS)
+def test_204_declares_no_body(path, method, item, operation):
+    if "204" in operation["responses"]:
+        assert "content" not in resolve(operation["responses"]["204"])
 
 
 def has_id_in_path(item: dict, operation: dict) -> bool:

@@ -1,6 +1,7 @@
 """The app factory: `create_app(settings)` builds the Connexion app over a booted runtime."""
 from __future__ import annotations
 
+import copy
 import logging
 
 from connexion import AsyncApp
@@ -15,9 +16,10 @@ from .bodylimit import BodyLimitMiddleware
 from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
+from .headmethod import UndocumentedHeadMiddleware
 from .models import bind, open_database
 from .ratelimit import Limiter, open_store
-from .requestlog import RequestIdMiddleware
+from .requestlog import RequestIdHeader, RequestIdMiddleware
 from .settings import Settings
 from .outbound import Outbound
 from .tasks import make_queue, register
@@ -57,10 +59,11 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     # Connexion would serve the spec with every $ref expanded: handlers.docs serves it as written.
     options = SwaggerUIOptions(serve_spec=False, swagger_ui=False)
     app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), swagger_ui_options=options)
-    spec = _spec.load()
+    spec = _spec.load(insecure_urls=settings.insecure_urls)
     # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.
+    # A copy, as Connexion fills in defaults in the dict it is given.
     app.add_api(
-        spec,
+        copy.deepcopy(spec),
         strict_validation=True,
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,
@@ -74,8 +77,10 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
+    app.add_middleware(UndocumentedHeadMiddleware, position=MiddlewarePosition.BEFORE_ROUTING, routes=routes)
     app.add_middleware(RateLimitMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_CONTEXT)
+    app.add_middleware(RequestIdHeader, position=MiddlewarePosition.BEFORE_CONTEXT)
     for path, endpoint in pages:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
     return app

@@ -97,8 +97,7 @@ class RequestIdMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message.setdefault("headers", [])
-                message["headers"] = list(message["headers"]) + [(b"x-request-id", request_id.encode())]
+                _add_request_id(message, request_id)
             await send(message)
 
         try:
@@ -116,6 +115,33 @@ class RequestIdMiddleware:
                 workspace_id=token_info.get("workspace_id"),
             )
             request_id_var.reset(token)
+
+
+def _add_request_id(message: dict, request_id: str) -> None:
+    headers = list(message.get("headers", []))
+    if not any(name.lower() == b"x-request-id" for name, _ in headers):
+        headers.append((b"x-request-id", request_id.encode()))
+    message["headers"] = headers
+
+
+class RequestIdHeader:
+    """Puts the request's id on a handler's response, innermost, so Connexion's response
+    validation sees the header the spec requires; `RequestIdMiddleware` adds it to the rest."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or SCOPE_KEY not in scope:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_id(message):
+            if message["type"] == "http.response.start":
+                _add_request_id(message, scope[SCOPE_KEY])
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
 
 
 class TextFormatter(logging.Formatter):

@@ -4,6 +4,10 @@ The served document is the file itself, `$ref`s and named components kept, so a 
 generated from either is the same client. Two things differ: the extensions that only bind
 the server (handler modules, the bearer function) are removed, and the deployment's base URL
 is named first in `servers`, absolute, so a generated client needs only the host.
+
+The one rule that depends on the server's settings is the shape of the URLs it sends
+requests to: with FANOUT_INSECURE_URLS=1 a schema's `x-insecure-pattern` replaces its
+`pattern` (`load`), so the server validates and serves the rule in force, and nothing else.
 """
 from __future__ import annotations
 
@@ -16,8 +20,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi.yaml"
 
-# Extensions Connexion reads to bind handlers; they name our modules, not the contract.
-SERVER_ONLY = frozenset({"x-openapi-router-controller", "x-bearerInfoFunc"})
+# The pattern a URL schema has under FANOUT_INSECURE_URLS=1.
+INSECURE_PATTERN = "x-insecure-pattern"
+# Extensions Connexion reads to bind handlers name our modules, not the contract; the
+# insecure pattern is settled by `load`, so a served document shows only the one in force.
+SERVER_ONLY = frozenset({"x-openapi-router-controller", "x-bearerInfoFunc", INSECURE_PATTERN})
 
 
 # libyaml's parser when PyYAML has it: the pure-Python one takes ~0.3 s on this file.
@@ -29,9 +36,24 @@ def _parse(path: Path, mtime_ns: int) -> dict:
     return yaml.load(path.read_text(), Loader=_Loader)
 
 
-def load(path: Path = SPEC) -> dict:
-    """The parsed file (a fresh copy: callers may change it); parsed once while unchanged."""
-    return copy.deepcopy(_parse(path, path.stat().st_mtime_ns))
+def load(path: Path = SPEC, insecure_urls: bool = False) -> dict:
+    """The spec as this server enforces it: relaxed URL patterns when `insecure_urls`.
+
+    A fresh copy each call (callers may change it); the file is parsed once while unchanged.
+    """
+    spec = copy.deepcopy(_parse(path, path.stat().st_mtime_ns))
+    return with_insecure_patterns(spec) if insecure_urls else spec
+
+
+def with_insecure_patterns(node):
+    if isinstance(node, dict):
+        node = {k: with_insecure_patterns(v) for k, v in node.items()}
+        if INSECURE_PATTERN in node:
+            node["pattern"] = node[INSECURE_PATTERN]
+        return node
+    if isinstance(node, list):
+        return [with_insecure_patterns(v) for v in node]
+    return node
 
 
 def without_server_only(node):

@@ -179,7 +179,14 @@ def _truncate_all() -> None:
 
 
 @pytest.fixture
-def settings(tmp_path) -> Settings:
+def insecure_urls() -> bool:
+    """FANOUT_INSECURE_URLS of the in-process app. A test or module that needs http receivers on
+    loopback overrides it with True: the app reads it once, when it loads the spec's URL rules."""
+    return False
+
+
+@pytest.fixture
+def settings(tmp_path, insecure_urls) -> Settings:
     return Settings(
         data_dir=tmp_path,
         database_url=EXTERNAL_DATABASE_URL or f"sqlite:///{tmp_path / 'fanout.db'}",
@@ -189,6 +196,7 @@ def settings(tmp_path) -> Settings:
         connect_url="http://connect.testserver",
         secret_key=TEST_SECRET_KEY,
         validate_responses=True,
+        insecure_urls=insecure_urls,
     )
 
 

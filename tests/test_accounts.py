@@ -64,7 +64,7 @@ def test_list_shows_only_this_workspace(client, auth, account, other_auth):
 def test_disconnect_answers_204_and_removes_the_account(client, auth, account):
     answer = client.delete(f"/v1/accounts/{account['id']}", headers=auth)
     assert answer.status_code == 204
-    assert answer.content == b""
+    assert answer.content == b"" and "content-type" not in answer.headers
     assert client.get("/v1/accounts", headers=auth).json() == {"data": []}
 
 

@@ -22,10 +22,14 @@ SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "contracts/events/
 
 
 @pytest.fixture
+def insecure_urls() -> bool:
+    return True  # the receivers are http endpoints on loopback
+
+
+@pytest.fixture
 def receiver(rt, resolver, httpserver):
     """A loopback endpoint; the local-development setting lets the service reach it."""
     resolver.names["localhost"] = ["127.0.0.1"]
-    rt.settings = replace(rt.settings, insecure_urls=True)
     rt.outbound = Outbound(resolve=rt.resolve, insecure=True, deadline=2.0)
     return httpserver
 

@@ -29,6 +29,21 @@ def test_wrong_method_on_a_templated_path_names_its_methods(client, auth):
     assert answer.headers["allow"] == "DELETE, GET"
 
 
+def test_head_on_an_operation_is_405_before_the_key_is_checked_and_counts_nothing(client, auth):
+    before = client.get("/v1/usage", headers=auth).json()["requests"]["used"]
+    for headers in (auth, {}):
+        answer = client.head("/v1/usage", headers=headers)
+        assert answer.status_code == 405 and answer.headers["allow"] == "GET"
+        assert "ratelimit-policy" not in answer.headers and answer.headers["x-request-id"].startswith("req_")
+    assert client.head("/v1/webhooks/wh_1", headers=auth).headers["allow"] == "DELETE, GET"
+    assert client.get("/v1/usage", headers=auth).json()["requests"]["used"] == before + 1
+
+
+def test_head_on_a_page_outside_the_api_is_answered(client):
+    for path in ("/v1/openapi.json", "/docs", "/"):
+        assert client.head(path).status_code == 200, path
+
+
 def test_malformed_json_is_a_validation_error(client, auth):
     answer = client.post("/v1/webhooks", headers={**auth, "content-type": "application/json"}, content=b'{"url": ')
     assert "JSON" in assert_error(answer, 400, "validation_error")

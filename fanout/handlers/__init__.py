@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import functools
 
+from starlette.responses import Response
+
 from ..errors import ApiError, not_found
 from ..ids import is_id
 from ..models import db
@@ -21,6 +23,11 @@ def api_call(handler):
             raise ApiError(e.status, e.code, str(e)) from None
 
     return wrapper
+
+
+def no_content() -> Response:
+    """204 as the spec documents it: no body and no Content-Type (Connexion would add one)."""
+    return Response(status_code=204)
 
 
 def known_id(value: str, prefix: str, what: str) -> str:

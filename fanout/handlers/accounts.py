@@ -9,7 +9,7 @@ from ..models.account import disconnect_account as _disconnect
 from ..models.account import list_accounts as _list
 from ..models.connect_session import start_session
 from ..times import isoformat
-from . import api_call, known_id
+from . import api_call, known_id, no_content
 
 
 def account_view(account) -> dict:
@@ -61,4 +61,4 @@ def disconnect_account(id, token_info):
     rt = runtime.current()
     for delivery_id in _disconnect(rt, token_info["workspace_id"], known_id(id, "acc", "account")):
         rt.tasks.deliver(delivery_id)
-    return None, 204
+    return no_content()

@@ -7,7 +7,7 @@ from ..models import deliveries
 from ..models import webhook as webhooks
 from ..netguard import UnsafeURL, check_url
 from ..times import isoformat
-from . import api_call, known_id
+from . import api_call, known_id, no_content
 
 
 def webhook_view(webhook) -> dict:
@@ -43,7 +43,7 @@ def get_webhook(id, token_info):
 @api_call
 def delete_webhook(id, token_info):
     webhooks.delete_webhook(token_info["workspace_id"], known_id(id, "wh", "webhook"))
-    return None, 204
+    return no_content()
 
 
 @api_call

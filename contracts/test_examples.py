@@ -1,0 +1,300 @@
+"""Every example in openapi.yaml is true to the schema and to the server.
+
+- Each request example (a body, a parameter) and each response example validates against
+  its schema, with OpenAPI 3.0 semantics (openapi-schema-validator) and `$ref`s resolved in
+  the file.
+- Each documented status with an example is met live: the test makes the request that gets
+  it on the in-process app (sandbox key, a connected sandbox account, a published post, a
+  delivered event) and checks that the answer has the example's shape (the same keys, all
+  the way down; values and ids differ) and validates against the same schema. Success
+  answers come from the documented request itself: its parameter and body examples, with
+  the ids of real resources in the path and in `account_ids`.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from openapi_schema_validator import OAS30Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT4
+
+from tests.conftest import connect_sandbox_account, run_queue, spend
+
+SPEC = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
+REGISTRY = Registry().with_resource("urn:fanout", Resource.from_contents(SPEC, default_specification=DRAFT4))
+METHODS = ("get", "put", "post", "delete", "patch")
+UNKNOWN_IDS = {"accounts": "acc_00000000000000000000000000", "posts": "post_00000000000000000000000000",
+               "webhooks": "wh_00000000000000000000000000"}
+# Documented answers no request of a test can get on purpose; their examples are checked
+# against the schema only.
+NOT_MET_LIVE = {
+    "431": "answered by the HTTP server for request heads over 64 KiB (tests/test_request_limits.py, real server)",
+    "500": "an unexpected failure; nothing provokes one on purpose",
+}
+
+
+def resolve(node):
+    while isinstance(node, dict) and "$ref" in node:
+        target = SPEC
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def validator(schema: dict) -> OAS30Validator:
+    """A validator for `schema`, a node of openapi.yaml: its `$ref`s resolve in the file."""
+    if "$ref" in schema:
+        schema = {"$ref": "urn:fanout" + schema["$ref"]}
+    return OAS30Validator(schema, registry=REGISTRY)
+
+
+def examples_of(node: dict) -> list[tuple[str, object]]:
+    """The examples of a media type or parameter object, named."""
+    found = [("example", node["example"])] if "example" in node else []
+    return found + [(name, resolve(example)["value"]) for name, example in (node.get("examples") or {}).items()]
+
+
+@dataclass(frozen=True)
+class Operation:
+    path: str
+    method: str
+    spec: dict
+
+    @property
+    def id(self) -> str:
+        return self.spec["operationId"]
+
+    def parameters(self) -> list[dict]:
+        return [resolve(p) for p in self.spec.get("parameters") or []]
+
+    def body(self) -> dict | None:
+        body = self.spec.get("requestBody")
+        return resolve(body)["content"]["application/json"] if body else None
+
+    def response(self, status: str) -> dict:
+        return resolve(self.spec["responses"][status])
+
+    def response_examples(self) -> dict[str, list[tuple[str, object]]]:
+        """Status -> the examples of its JSON body, for every documented status with a body."""
+        found = {}
+        for status in self.spec["responses"]:
+            content = self.response(status).get("content")
+            if content:
+                found[status] = examples_of(content["application/json"])
+        return found
+
+
+OPERATIONS = [Operation(path, method, item[method]) for path, item in SPEC["paths"].items()
+              for method in METHODS if method in item]
+BY_ID = {operation.id: operation for operation in OPERATIONS}
+
+
+def all_examples():
+    for op in OPERATIONS:
+        for param in op.parameters():
+            for name, value in examples_of(param):
+                yield pytest.param(param["schema"], value, id=f"{op.id} parameter {param['name']} {name}")
+        if op.body():
+            for name, value in examples_of(op.body()):
+                yield pytest.param(op.body()["schema"], value, id=f"{op.id} request {name}")
+        for status, examples in op.response_examples().items():
+            schema = op.response(status)["content"]["application/json"]["schema"]
+            for name, value in examples:
+                yield pytest.param(schema, value, id=f"{op.id} {status} {name}")
+
+
+@pytest.mark.parametrize(("schema", "value"), list(all_examples()))
+def test_every_example_matches_its_schema(schema, value):
+    errors = [error.message for error in validator(schema).iter_errors(value)]
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=[op.id for op in OPERATIONS])
+def test_every_operation_has_a_request_and_a_response_example(op):
+    if op.body():
+        assert examples_of(op.body()), f"{op.id}: no request body example"
+    for param in op.parameters():
+        if param["in"] == "path":
+            assert examples_of(param), f"{op.id}: no example for path parameter {param['name']}"
+    for status, examples in op.response_examples().items():
+        assert examples, f"{op.id} {status}: no example"
+    assert any(status.startswith("2") for status in op.response_examples()) or op.method == "delete"
+
+
+# --- the shape of a live answer --------------------------------------------------------------
+
+
+def shape_differences(example, live, where: str = "") -> list[str]:
+    """Where `live` differs from `example` in shape: keys all the way down, the first items of
+    two lists, and each scalar's JSON type (null goes with any type: nullable fields)."""
+    if isinstance(example, dict) and isinstance(live, dict):
+        found = [f"{where}: keys {sorted(example)} != {sorted(live)}"] if set(example) != set(live) else []
+        for key in set(example) & set(live):
+            found += shape_differences(example[key], live[key], f"{where}/{key}")
+        return found
+    if isinstance(example, list) and isinstance(live, list):
+        # An empty list (a text-only post's media) has no item to compare.
+        return shape_differences(example[0], live[0], f"{where}/0") if example and live else []
+    if example is None or live is None:
+        return []
+    kinds = (type(example).__name__, type(live).__name__)
+    return [] if kinds[0] == kinds[1] else [f"{where}: {kinds[0]} != {kinds[1]}"]
+
+
+def test_shape_differences_itself():
+    assert shape_differences({"a": [{"b": 1}], "c": None}, {"a": [{"b": 2}, {}], "c": "x"}) == []
+    assert shape_differences({"a": 1}, {"a": 1, "b": 2}) == [": keys ['a'] != ['a', 'b']"]
+    assert shape_differences({"a": [{"b": 1}]}, {"a": [{"b": "1"}]}) == ["/a/0/b: int != str"]
+    assert shape_differences({"a": [{"b": 1}]}, {"a": [{}]}) == ["/a/0: keys ['b'] != []"]
+
+
+# --- the live requests -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def insecure_urls() -> bool:
+    return True  # the events of the delivered post go to a receiver on loopback, over http
+
+
+@dataclass
+class World:
+    """A workspace with something of everything, and the requests that reach it."""
+
+    client: object
+    auth: dict
+    ids: dict  # the first path segment after /v1 -> the id of a real resource there
+
+    def request(self, op: Operation, *, headers: dict | None = None, path_id: str | None = None,
+                query: dict | None = None, body=None, content: bytes | None = None):
+        """The documented request of `op`: its parameter examples, real ids, `body` if given."""
+        collection = op.path.split("/")[2]
+        path = op.path.replace("{id}", path_id or self.ids.get(collection, ""))
+        params = {}
+        for param in op.parameters():
+            if param["in"] == "path" and param["name"] != "id":
+                path = path.replace("{%s}" % param["name"], str(param["example"]))
+            if param["in"] == "query" and "example" in param:
+                params[param["name"]] = json.dumps(param["example"]) if isinstance(param["example"], bool) else param["example"]
+        params.update(query or {})
+        if body is None and content is None and op.body():
+            body = self.with_real_ids(examples_of(op.body())[0][1])
+        return self.client.request(op.method.upper(), path, params=params, json=body, content=content,
+                                   headers=self.auth if headers is None else headers)
+
+    def with_real_ids(self, body):
+        body = copy.deepcopy(body)
+        if isinstance(body, dict) and "account_ids" in body:
+            body["account_ids"] = [self.ids["accounts"]]
+        return body
+
+
+@pytest.fixture
+def world(client, auth, rt, clock, resolver, httpserver) -> World:
+    """One sandbox x account, a webhook on a loopback receiver, a post published to the
+    account with an image, and the event of it delivered."""
+    resolver.names["localhost"] = ["127.0.0.1"]
+    httpserver.expect_request("/hook").respond_with_data("ok")
+    account = connect_sandbox_account(client, auth, "x")
+    hook = client.post("/v1/webhooks", headers=auth,
+                       json={"url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed"]})
+    assert hook.status_code == 201, hook.text
+    post = client.post("/v1/upload", headers=auth, json={
+        "caption": "hello", "account_ids": [account["id"]],
+        "media": [{"url": "https://cdn.example.com/a.jpg", "type": "image"}]})
+    assert post.status_code == 201, post.text
+    run_queue(rt, clock)
+    return World(client, auth, {"accounts": account["id"], "posts": post.json()["id"], "webhooks": hook.json()["id"]})
+
+
+def meet_success(world: World, op: Operation, status: str, settings, free):
+    return [world.request(op)] if op.id != "create_post" else [
+        world.request(op, body=world.with_real_ids(value)) for _, value in examples_of(op.body())]
+
+
+def meet_400(world, op, status, settings, free):
+    return [world.request(op, query={"unexpected": "1"})]
+
+
+def meet_401(world, op, status, settings, free):
+    return [world.request(op, headers={})]
+
+
+def meet_404(world, op, status, settings, free):
+    return [world.request(op, path_id=UNKNOWN_IDS[op.path.split("/")[2]])]
+
+
+def meet_413(world, op, status, settings, free):
+    return [world.request(op, content=b" " * (settings.max_body_bytes + 1),
+                          headers={**world.auth, "Content-Type": "application/json"})]
+
+
+def meet_429(world, op, status, settings, free):
+    _, headers = free  # 30 requests a minute
+    spend(world.client, headers, 30)
+    return [world.request(op, headers=headers)]
+
+
+def meet_403(world, op, status, settings, free):
+    _, headers = free  # 4 accounts
+    if op.id == "start_connect":
+        for platform in ("x", "threads", "instagram", "tiktok"):
+            connect_sandbox_account(world.client, headers, platform)
+        return [world.request(op, headers=headers)]
+    if op.id == "create_webhook":
+        for _ in range(9):  # the world's registration is the first of the 10
+            assert world.request(op).status_code == 201
+        return [world.request(op)]
+    if op.id == "create_post":
+        return [world.request(op, body={"caption": "hi", "platforms": ["x"], "sandbox": False})]
+    raise AssertionError(f"no way to meet {op.id} 403")
+
+
+def meet_409(world, op, status, settings, free):
+    key = {**world.auth, "Idempotency-Key": "same-key"}
+    first = world.request(op, headers=key, body={"caption": "one", "platforms": ["x"]})
+    assert first.status_code == 201, first.text
+    return [world.request(op, headers=key, body={"caption": "two", "platforms": ["x"]})]
+
+
+def meet_422(world, op, status, settings, free):
+    return [world.request(op, body={"caption": "hi", "platforms": ["tiktok"]})]
+
+
+MEET = {"400": meet_400, "401": meet_401, "403": meet_403, "404": meet_404, "409": meet_409,
+        "413": meet_413, "422": meet_422, "429": meet_429}
+
+
+def live_cases():
+    for op in OPERATIONS:
+        for status in op.response_examples():
+            if status not in NOT_MET_LIVE:
+                yield pytest.param(op, status, id=f"{op.id} {status}")
+
+
+def test_every_documented_status_with_an_example_is_met_live_or_says_why_not():
+    for op in OPERATIONS:
+        for status in op.response_examples():
+            assert status.startswith("2") or status in MEET or status in NOT_MET_LIVE, (op.id, status)
+
+
+@pytest.mark.parametrize(("op", "status"), list(live_cases()))
+def test_the_live_answer_has_the_documented_shape(world, settings, free, op, status):
+    meet = meet_success if status.startswith("2") else MEET[status]
+    schema = op.response(status)["content"]["application/json"]["schema"]
+    [(_, example)] = op.response_examples()[status]
+    for answer in meet(world, op, status, settings, free):
+        assert answer.status_code == int(status), answer.text
+        assert answer.headers["content-type"] == "application/json"
+        live = answer.json()
+        assert not [e.message for e in validator(schema).iter_errors(live)]
+        assert shape_differences(example, live) == []
+        if "data" in example:
+            assert live["data"], "a list the world has something for answered empty: no item was compared"
+        if "error" in example:
+            assert live["error"]["code"] == example["error"]["code"]

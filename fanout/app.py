@@ -10,6 +10,7 @@ from connexion.middleware import MiddlewarePosition
 from connexion.options import SwaggerUIOptions
 from starlette.exceptions import HTTPException
 
+from . import metrics_dir
 from . import runtime as _runtime
 from . import spec as _spec
 from .bodylimit import BodyLimitMiddleware
@@ -17,6 +18,7 @@ from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
 from .headmethod import UndocumentedHeadMiddleware
+from .metrics import Metrics
 from .models import bind, open_database
 from .ratelimit import Limiter, open_store
 from .requestlog import RequestIdHeader, RequestIdMiddleware
@@ -50,6 +52,8 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
         rt.lane = inline_lane(rt)
     if rt.throttle is None:
         rt.throttle = Throttle(Limiter(open_store(settings.limiter_url), clock=rt.clock), clock=rt.clock)
+    if rt.metrics is None:
+        rt.metrics = Metrics(folder=metrics_dir.current())
     return _runtime.install(rt)
 
 
@@ -74,7 +78,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_error_handler(ProblemException, render_error)
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)
-    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes)
+    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes, metrics=rt.metrics)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(UndocumentedHeadMiddleware, position=MiddlewarePosition.BEFORE_ROUTING, routes=routes)

@@ -14,6 +14,7 @@ import sys
 from urllib.parse import urlsplit
 
 from . import __version__
+from . import metrics_dir
 from .plans import PLANS
 from .settings import Settings, SettingsError, sqlite_path
 from .supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
@@ -100,6 +101,7 @@ def cmd_serve(args, settings):
     from .models.schema import migrate
 
     settings = _settings_for_listener(settings, args.host, args.port)
+    metrics_dir.prepare(settings.data_dir, clean=True)  # before _boot imports prometheus_client
     _boot(settings, creates_schema=True)
     applied = migrate()
     if applied:
@@ -120,6 +122,7 @@ def cmd_serve(args, settings):
 
 def cmd_api(args, settings):
     settings = _settings_for_listener(settings, args.host, args.port)
+    metrics_dir.prepare(settings.data_dir, clean=True)  # before _boot imports prometheus_client
     _boot(settings)
     _on_stop_signals(_raise_stop)
     _serve_api(settings, args.host, args.port, workers=args.workers)
@@ -177,7 +180,11 @@ def cmd_worker(args, settings):
         raise CommandError("validation_error", f"--parent-pid {args.parent_pid} is not this worker's parent "
                            f"(pid {os.getppid()}); it is for `fanout serve`, which passes its own")
     stop_with_parent(args.parent_pid)
+    # Its metrics join those of the API processes sharing the data folder; the folder is
+    # theirs to clean, since they serve it.
+    metrics_dir.prepare(settings.data_dir, clean=False)
     rt = _boot(settings)
+    from .tasks.heartbeat import Heartbeat
     from .tasks.publishing import sweep
     from .tasks.webhooks import threaded_lane
 
@@ -190,10 +197,15 @@ def cmd_worker(args, settings):
     consumer._signal_actions[signal.SIGTERM] = (False, True)
     # Take back at once what a killed worker left behind, rather than at the next minute.
     sweep()
-    log.info("queue worker running with %d thread(s) and %d delivery slots", args.workers, rt.lane.slots)
-    consumer.run()
-    # Attempts have a 10-second deadline; one cut short is retried from the database.
-    rt.lane.stop(timeout=12)
+    heartbeat = Heartbeat(rt).start()
+    log.info("queue worker %s running with %d thread(s) and %d delivery slots", heartbeat.worker_id, args.workers,
+             rt.lane.slots)
+    try:
+        consumer.run()
+        # Attempts have a 10-second deadline; one cut short is retried from the database.
+        rt.lane.stop(timeout=12)
+    finally:
+        heartbeat.stop()
     return None, None
 
 

@@ -70,6 +70,10 @@ class Store(Protocol):
         """
         ...
 
+    def ping(self) -> None:
+        """Raise LimiterUnavailable unless the store answers now (for /readyz)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -182,6 +186,18 @@ class SqliteStore:
             raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
         return admitted, count, None if oldest is None else oldest / 1000
 
+    def ping(self) -> None:
+        # A connection of its own, closed at once: the per-thread ones live as long as their
+        # thread, and each readiness check runs on a new one.
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            try:
+                conn.execute("SELECT 1").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error as e:
+            raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
+
     def close(self) -> None:
         with self._lock:
             connections, self._connections = self._connections, []
@@ -240,6 +256,12 @@ class RedisStore:
         except self._errors as e:
             raise self._unavailable(e) from e
         return bool(admitted), int(count), None if oldest is None else int(float(oldest)) / 1000
+
+    def ping(self) -> None:
+        try:
+            self._redis.ping()
+        except self._errors as e:
+            raise self._unavailable(e) from e
 
     def close(self) -> None:
         self._redis.close()

@@ -73,12 +73,14 @@ def log_access(request_id: str, *, method: str | None, path: str | None, route: 
 class RequestIdMiddleware:
     """Assigns the request id, sends it back, and writes one access line per request.
 
-    `routes` (errors.RouteTable) names the spec path a request was for.
+    `routes` (errors.RouteTable) names the spec path a request was for; `metrics`
+    (fanout.metrics.Metrics) counts the request with the same route, status and duration.
     """
 
-    def __init__(self, app, routes=None):
+    def __init__(self, app, routes=None, metrics=None):
         self.app = app
         self.routes = routes
+        self.metrics = metrics
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -92,6 +94,8 @@ class RequestIdMiddleware:
         token = request_id_var.set(request_id)
         started = time.monotonic()
         status = 500
+        if self.metrics is not None:
+            self.metrics.request_started()
 
         async def send_with_id(message):
             nonlocal status
@@ -105,15 +109,19 @@ class RequestIdMiddleware:
         finally:
             token_info = (extensions.get("connexion_context") or {}).get("token_info") or {}
             raw_path = scope.get("raw_path")
+            route = self.routes.route_of(raw_path.decode("latin-1")) if self.routes and raw_path else None
+            seconds = time.monotonic() - started
             log_access(
                 request_id,
                 method=scope.get("method"),
                 path=scope.get("path"),
-                route=self.routes.route_of(raw_path.decode("latin-1")) if self.routes and raw_path else None,
+                route=route,
                 status=status,
-                duration_ms=(time.monotonic() - started) * 1000,
+                duration_ms=seconds * 1000,
                 workspace_id=token_info.get("workspace_id"),
             )
+            if self.metrics is not None:
+                self.metrics.request_finished(scope.get("method") or "-", route, status, seconds)
             request_id_var.reset(token)
 
 

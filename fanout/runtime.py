@@ -1,4 +1,5 @@
-"""What the running service talks to: settings, clock, randomness, resolver, keyring, queue.
+"""What the running service talks to: settings, clock, randomness, resolver, keyring, queue,
+and where it records its metrics.
 
 The app factory and the `fanout` command build one `Runtime` and install it; handlers and
 tasks read it with `current()`. Tests build theirs with a fixed clock, a fake resolver and
@@ -29,12 +30,14 @@ class Runtime:
     randbytes: Callable[[int], bytes] = field(default=os.urandom)
     resolve: Resolver = resolve_host
     # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client,
-    # the requests-per-minute counter (a fanout.throttle.Throttle) and where webhook
-    # attempts run (fanout.tasks.lane: inline, or a worker process's threaded lane).
+    # the requests-per-minute counter (a fanout.throttle.Throttle), where webhook
+    # attempts run (fanout.tasks.lane: inline, or a worker process's threaded lane) and
+    # what the process records for Prometheus (a fanout.metrics.Metrics).
     tasks: Any = None
     outbound: Any = None
     throttle: Any = None
     lane: Any = None
+    metrics: Any = None
 
     def now(self) -> _dt.datetime:
         return self.clock()

@@ -38,6 +38,12 @@ class Settings:
     max_body_bytes: int = 1024 * 1024
     # `text` (one line a record) or `json` (one JSON object a line) for every log record.
     log_format: str = "text"
+    # Seconds between a worker's heartbeats, and the age past which /readyz calls the
+    # newest one stale (README "Health and metrics").
+    heartbeat_interval: int = 10
+    heartbeat_stale: int = 30
+    # Bearer token GET /metrics requires; None leaves it open.
+    metrics_token: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -61,6 +67,8 @@ class Settings:
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
             max_body_bytes=_whole_number("FANOUT_MAX_BODY_BYTES", env.get("FANOUT_MAX_BODY_BYTES", ""), 1024 * 1024, "bytes"),
             log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
+            **_heartbeat(env.get("FANOUT_HEARTBEAT_INTERVAL", ""), env.get("FANOUT_HEARTBEAT_STALE", "")),
+            metrics_token=_metrics_token(env.get("FANOUT_METRICS_TOKEN", "")),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -100,6 +108,34 @@ def _whole_number(name: str, value: str, default: int, what: str, most: int = 10
         bound = f"from 1 to {most}" if most < 10**12 else "at least 1"
         raise SettingsError(f"{name} must be a whole number of {what}, {bound}, not {value!r}")
     return int(text)
+
+
+def _heartbeat(interval_value: str, stale_value: str) -> dict:
+    """The heartbeat interval and staleness; stale defaults to three intervals and must exceed one."""
+    interval = _whole_number("FANOUT_HEARTBEAT_INTERVAL", interval_value, 10, "seconds", 3600)
+    stale = _whole_number("FANOUT_HEARTBEAT_STALE", stale_value, 3 * interval, "seconds", 86400)
+    if stale <= interval:
+        raise SettingsError(
+            f"FANOUT_HEARTBEAT_STALE ({stale} s) must be longer than FANOUT_HEARTBEAT_INTERVAL ({interval} s), "
+            "or every worker would look stale between two heartbeats"
+        )
+    return {"heartbeat_interval": interval, "heartbeat_stale": stale}
+
+
+METRICS_TOKEN_MIN = 16
+
+
+def _metrics_token(value: str) -> str | None:
+    """A token fit for a header (printable ASCII, no spaces), long enough not to be guessed."""
+    if not value:
+        return None
+    if not (value.isascii() and value.isprintable()) or " " in value or len(value) < METRICS_TOKEN_MIN:
+        # The value itself is never quoted: it is a secret.
+        raise SettingsError(
+            f"FANOUT_METRICS_TOKEN must be at least {METRICS_TOKEN_MIN} printable ASCII characters without spaces "
+            "(e.g. the output of `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+        )
+    return value
 
 
 def _log_format(value: str) -> str:

@@ -73,6 +73,14 @@ class Throttle:
                 log.warning("rate limit store reachable again; limiting resumed")
         return decision
 
+    def problem(self) -> str | None:
+        """Why the store cannot count requests now, or None; asks the store (for /readyz)."""
+        try:
+            self.limiter.store.ping()
+        except LimiterUnavailable as e:
+            return str(e)
+        return None
+
 
 def _token_info(scope) -> dict | None:
     context = scope.get("extensions", {}).get("connexion_context", {})
@@ -87,18 +95,21 @@ class RateLimitMiddleware:
 
     async def __call__(self, scope, receive, send) -> None:
         token_info = _token_info(scope) if scope["type"] == "http" else None
-        if token_info is None:
+        if not token_info or "workspace_id" not in token_info:
+            # No API key: the monitoring operations (openapi.yaml, tag `monitoring`).
             await self.app(scope, receive, send)
             return
+        rt = runtime.current()
         plan = get_plan(token_info["plan"])
         limit = plan.requests_per_minute
-        decision = await run_in_threadpool(runtime.current().throttle.check, token_info["workspace_id"], limit)
+        decision = await run_in_threadpool(rt.throttle.check, token_info["workspace_id"], limit)
         # Handlers read it (GET /v1/usage) without counting the request a second time.
         token_info["rate"] = decision
         slot = scope.get(SLOT_KEY)
         if slot is not None:
             slot.headers = headers(decision) if decision is not None else {"RateLimit-Policy": policy(limit)}
         if decision is not None and not decision.allowed:
+            rt.metrics.rate_limited(plan.name)
             raise ApiError(
                 429,
                 "rate_limited",

@@ -5,6 +5,7 @@ from .connect_session import ConnectSession
 from .db import BaseModel, bind, db, locked, open_database, write_transaction
 from .errors import NotFound, PlanLimitExceeded
 from .event import Delivery, DeliveryAttempt, Event
+from .heartbeat import WorkerHeartbeat
 from .idempotency import IdempotencyRecord
 from .post import Post, PostPlatform, Target
 from .usage import MonthlyUsage
@@ -13,10 +14,10 @@ from .workspace import Workspace
 
 MODELS = [
     Workspace, ApiKey, Account, ConnectSession, Webhook, Post, Target, PostPlatform, MonthlyUsage, IdempotencyRecord,
-    Event, Delivery, DeliveryAttempt,
+    Event, Delivery, DeliveryAttempt, WorkerHeartbeat,
 ]
 
 __all__ = [
     "Account", "ApiKey", "BaseModel", "ConnectSession", "Delivery", "DeliveryAttempt", "Event", "IdempotencyRecord", "MODELS", "MonthlyUsage",
-    "NotFound", "PlanLimitExceeded", "Post", "PostPlatform", "Target", "Webhook", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
+    "NotFound", "PlanLimitExceeded", "Post", "PostPlatform", "Target", "Webhook", "WorkerHeartbeat", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
 ]

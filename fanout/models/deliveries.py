@@ -60,12 +60,20 @@ def owner_of(delivery_id: str) -> tuple[str, str] | None:
     return (row.webhook.workspace_id, row.webhook.id) if row else None
 
 
+def _is_due(now: _dt.datetime):
+    """Pending, its next attempt due, and nobody sending it."""
+    return ((Delivery.status == "pending") & (Delivery.next_attempt_at <= now)
+            & (Delivery.claimed_until.is_null() | (Delivery.claimed_until <= now)))
+
+
 def due(now: _dt.datetime, limit: int = 500) -> list[str]:
     """Pending deliveries whose next attempt is due and that nobody is sending."""
-    return [d.id for d in Delivery.select(Delivery.id).where(
-        (Delivery.status == "pending") & (Delivery.next_attempt_at <= now)
-        & (Delivery.claimed_until.is_null() | (Delivery.claimed_until <= now))
-    ).order_by(Delivery.next_attempt_at).limit(limit)]
+    return [d.id for d in Delivery.select(Delivery.id).where(_is_due(now)).order_by(Delivery.next_attempt_at).limit(limit)]
+
+
+def count_due(now: _dt.datetime) -> int:
+    """How many deliveries `due` would find, without its limit."""
+    return Delivery.select().where(_is_due(now)).count()
 
 
 def page(webhook_id: str, *, limit: int, after=None) -> tuple[list[Delivery], bool]:

@@ -87,7 +87,10 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
             return []
         resolved = Target.get_by_id(target.id)
         _rederive(resolved.post_id)
-        return _emit(rt, resolved, now)
+        deliveries = _emit(rt, resolved, now)
+    # Counted once committed: the conditional UPDATE above lets only one worker get here.
+    rt.metrics.target_finished(resolved.platform, status, now - resolved.post.created_at)
+    return deliveries
 
 
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple
+from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple, fn
 
 from ..times import isoformat
 from .db import BaseModel, children_of
@@ -82,6 +82,16 @@ class PostPlatform(BaseModel):
             (("post", "platform"), True),
             (("workspace", "platform", "created_at", "post"), False),
         )
+
+
+def count_in_flight() -> dict[str, int]:
+    """Targets not final yet, by status: {"pending": n, "processing": m}."""
+    counts = dict.fromkeys(IN_FLIGHT, 0)
+    query = (Target.select(Target.status, fn.COUNT(Target.id).alias("n"))
+             .where(Target.status.in_(IN_FLIGHT)).group_by(Target.status))
+    for row in query:
+        counts[row.status] = row.n
+    return counts
 
 
 def target_view(target: Target) -> dict:

@@ -162,4 +162,5 @@ def create_post(rt, workspace_id: str, draft: Draft, claim: idempotency.Claim | 
         body = post_view(post, targets)
         if claim is not None:
             idempotency.complete(claim, 201, body)
+    rt.metrics.post_created(post.sandbox)
     return post, body

@@ -16,6 +16,9 @@ from .lane import Inline, Lane, Owner
 
 log = logging.getLogger(__name__)
 
+# What an attempt did to its delivery (record_attempt decides), as metrics name it.
+OUTCOMES = {"succeeded": "succeeded", "pending": "retrying", "failed": "failed"}
+
 
 def threaded_lane(rt) -> Lane:
     """The lane of a worker process: `FANOUT_DELIVERY_SLOTS` threads sending attempts."""
@@ -59,10 +62,12 @@ def attempt(rt, delivery_id: str) -> None:
         status_code = rt.outbound.post(webhook.url, body, headers).status
     except OutboundError as e:
         error = e.kind
-    duration_ms = int((time.monotonic() - began) * 1000)
+    seconds = time.monotonic() - began
     with db.connection_context():
         delivery = record_attempt(delivery, started_at=started_at, status_code=status_code, error=error,
-                                  duration_ms=duration_ms, schedule=rt.settings.webhook_retry_schedule)
+                                  duration_ms=int(seconds * 1000), schedule=rt.settings.webhook_retry_schedule)
+    outcome = OUTCOMES[delivery.status] if delivery is not None else "dropped"
+    rt.metrics.webhook_attempt(outcome, f"{status_code // 100}xx" if status_code else error, seconds)
     if delivery is None:
         return
     log.info("delivery %s attempt %d: %s", delivery.id, delivery.attempts, status_code or error)

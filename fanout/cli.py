@@ -198,8 +198,8 @@ def cmd_worker(args, settings):
     # Take back at once what a killed worker left behind, rather than at the next minute.
     sweep()
     heartbeat = Heartbeat(rt).start()
-    log.info("queue worker %s running with %d thread(s) and %d delivery slots", heartbeat.worker_id, args.workers,
-             rt.lane.slots)
+    log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.workers, rt.lane.slots,
+             heartbeat.worker_id)
     try:
         consumer.run()
         # Attempts have a 10-second deadline; one cut short is retried from the database.

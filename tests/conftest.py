@@ -320,6 +320,21 @@ def parse_sf_list(value: str) -> list[tuple[str, dict]]:
     return [(item.value, dict(item.params)) for item in parsed]
 
 
+class Scrape:
+    """One answer of GET /metrics, parsed: `value(name, **labels)` of a sample, 0 if absent."""
+
+    def __init__(self, text: str):
+        from prometheus_client.parser import text_string_to_metric_families
+
+        self.samples = {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                self.samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+
+    def value(self, name: str, **labels) -> float:
+        return self.samples.get((name, frozenset(labels.items())), 0.0)
+
+
 def run_queue(rt, clock) -> int:
     """Run every task that is due at the test clock's time, as a worker would; returns how many."""
     queue, ran = rt.queue, 0
@@ -428,11 +443,12 @@ class Server:
         return self.log_path.read_text(errors="replace")
 
 
-def start_server(env: dict, log_path: Path, command: str = "api", port: int | None = None) -> Server:
+def start_server(env: dict, log_path: Path, command: str = "api", port: int | None = None,
+                 args: tuple[str, ...] = ()) -> Server:
     port = port or free_port()
     log_file = open(log_path, "ab")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fanout", command, "--port", str(port)],
+        [sys.executable, "-m", "fanout", command, "--port", str(port), *args],
         env=env, stdout=log_file, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -484,8 +500,8 @@ def servers(process_env, tmp_path):
     """Starts `fanout` server processes sharing this test's database; all stop at teardown."""
     started: list[Server] = []
 
-    def start(command: str = "api", env: dict | None = None) -> Server:
-        srv = start_server(env or process_env, tmp_path / f"{command}-{len(started)}.log", command=command)
+    def start(command: str = "api", env: dict | None = None, args: tuple[str, ...] = ()) -> Server:
+        srv = start_server(env or process_env, tmp_path / f"{command}-{len(started)}.log", command=command, args=args)
         started.append(srv)
         return srv
 

@@ -249,3 +249,42 @@ def test_delivery_slots_can_be_set():
 
 def test_the_retry_schedule_can_be_overridden():
     assert Settings.from_env({"FANOUT_WEBHOOK_RETRY_SCHEDULE": "5, 10"}).webhook_retry_schedule == (5, 10)
+
+
+# --- health and metrics --------------------------------------------------------------------
+
+
+def test_heartbeats_default_to_every_10_s_stale_after_three():
+    s = settings()
+    assert (s.heartbeat_interval, s.heartbeat_stale) == (10, 30)
+
+
+def test_the_staleness_follows_the_interval_unless_set():
+    assert settings(FANOUT_HEARTBEAT_INTERVAL="5").heartbeat_stale == 15
+    assert settings(FANOUT_HEARTBEAT_INTERVAL="5", FANOUT_HEARTBEAT_STALE="60").heartbeat_stale == 60
+
+
+def test_a_staleness_within_one_interval_is_refused():
+    with pytest.raises(SettingsError, match="FANOUT_HEARTBEAT_STALE .* must be longer than FANOUT_HEARTBEAT_INTERVAL"):
+        settings(FANOUT_HEARTBEAT_INTERVAL="10", FANOUT_HEARTBEAT_STALE="10")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("FANOUT_HEARTBEAT_INTERVAL", "0"), ("FANOUT_HEARTBEAT_INTERVAL", "3601"), ("FANOUT_HEARTBEAT_INTERVAL", "1.5"),
+    ("FANOUT_HEARTBEAT_STALE", "-1"), ("FANOUT_HEARTBEAT_STALE", "soon"),
+])
+def test_bad_heartbeat_settings_name_their_variable(name, value):
+    with pytest.raises(SettingsError, match=name):
+        settings(**{name: value})
+
+
+def test_the_metrics_token_is_unset_by_default_and_kept_as_given():
+    assert settings().metrics_token is None
+    assert settings(FANOUT_METRICS_TOKEN="Zx8-vK2_pQ9rT4wY7uB1").metrics_token == "Zx8-vK2_pQ9rT4wY7uB1"
+
+
+@pytest.mark.parametrize("value", ["short-secret", "has a space in it, long", "tab\tinside-the-token!!", "é" * 20])
+def test_a_weak_or_unsendable_metrics_token_is_refused_without_being_quoted(value):
+    with pytest.raises(SettingsError, match="FANOUT_METRICS_TOKEN") as refused:
+        settings(FANOUT_METRICS_TOKEN=value)
+    assert value not in str(refused.value)

@@ -129,7 +129,10 @@ async def _bounded(part: str, rt, timeout: float) -> Check:
             check = _run(part, rt)
         finally:
             lock.release()
-        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(check))
+        try:
+            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(check))
+        except RuntimeError:
+            pass  # the loop is gone (the server stopped while this check hung): nobody waits
 
     # A daemon thread, not the thread pool: one stuck in a connect must not hold up exit.
     started = time.monotonic()

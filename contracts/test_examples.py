@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from openapi_schema_validator import OAS30Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
+from fanout.tasks.heartbeat import Heartbeat
 from tests.conftest import connect_sandbox_account, run_queue, spend
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
@@ -81,11 +82,12 @@ class Operation:
         return resolve(self.spec["responses"][status])
 
     def response_examples(self) -> dict[str, list[tuple[str, object]]]:
-        """Status -> the examples of its JSON body, for every documented status with a body."""
+        """Status -> the examples of its JSON body, for every documented status with one
+        (the Prometheus text of GET /metrics is not JSON: tests/test_metrics.py)."""
         found = {}
         for status in self.spec["responses"]:
-            content = self.response(status).get("content")
-            if content:
+            content = self.response(status).get("content") or {}
+            if "application/json" in content:
                 found[status] = examples_of(content["application/json"])
         return found
 
@@ -124,7 +126,8 @@ def test_every_operation_has_a_request_and_a_response_example(op):
             assert examples_of(param), f"{op.id}: no example for path parameter {param['name']}"
     for status, examples in op.response_examples().items():
         assert examples, f"{op.id} {status}: no example"
-    assert any(status.startswith("2") for status in op.response_examples()) or op.method == "delete"
+    assert any(status.startswith("2") for status in op.response_examples()) or op.method == "delete" or any(
+        "example" in media for media in (op.response("200").get("content") or {}).values())
 
 
 # --- the shape of a live answer --------------------------------------------------------------
@@ -169,11 +172,13 @@ class World:
     client: object
     auth: dict
     ids: dict  # the first path segment after /v1 -> the id of a real resource there
+    rt: object
+    clock: object
 
     def request(self, op: Operation, *, headers: dict | None = None, path_id: str | None = None,
                 query: dict | None = None, body=None, content: bytes | None = None):
         """The documented request of `op`: its parameter examples, real ids, `body` if given."""
-        collection = op.path.split("/")[2]
+        collection = (op.path.split("/") + [""] * 3)[2]  # "" for the monitoring routes
         path = op.path.replace("{id}", path_id or self.ids.get(collection, ""))
         params = {}
         for param in op.parameters():
@@ -197,7 +202,7 @@ class World:
 @pytest.fixture
 def world(client, auth, rt, clock, resolver, httpserver) -> World:
     """One sandbox x account, a webhook on a loopback receiver, a post published to the
-    account with an image, and the event of it delivered."""
+    account with an image, the event of it delivered, and a queue worker's heartbeat."""
     resolver.names["localhost"] = ["127.0.0.1"]
     httpserver.expect_request("/hook").respond_with_data("ok")
     account = connect_sandbox_account(client, auth, "x")
@@ -209,7 +214,9 @@ def world(client, auth, rt, clock, resolver, httpserver) -> World:
         "media": [{"url": "https://cdn.example.com/a.jpg", "type": "image"}]})
     assert post.status_code == 201, post.text
     run_queue(rt, clock)
-    return World(client, auth, {"accounts": account["id"], "posts": post.json()["id"], "webhooks": hook.json()["id"]})
+    Heartbeat(rt).beat()
+    ids = {"accounts": account["id"], "posts": post.json()["id"], "webhooks": hook.json()["id"]}
+    return World(client, auth, ids, rt, clock)
 
 
 def meet_success(world: World, op: Operation, status: str, settings, free):
@@ -222,6 +229,8 @@ def meet_400(world, op, status, settings, free):
 
 
 def meet_401(world, op, status, settings, free):
+    if op.id == "get_metrics":  # 401 only where the server sets a metrics token
+        world.rt.settings = replace(world.rt.settings, metrics_token="metrics-token-0123456789abcdef")
     return [world.request(op, headers={})]
 
 
@@ -266,8 +275,13 @@ def meet_422(world, op, status, settings, free):
     return [world.request(op, body={"caption": "hi", "platforms": ["tiktok"]})]
 
 
+def meet_503(world, op, status, settings, free):
+    world.clock.advance(seconds=settings.heartbeat_stale + 1)  # the worker's heartbeat goes stale
+    return [world.request(op)]
+
+
 MEET = {"400": meet_400, "401": meet_401, "403": meet_403, "404": meet_404, "409": meet_409,
-        "413": meet_413, "422": meet_422, "429": meet_429}
+        "413": meet_413, "422": meet_422, "429": meet_429, "503": meet_503}
 
 
 def live_cases():

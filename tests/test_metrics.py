@@ -82,10 +82,14 @@ def test_queue_depths_are_read_from_the_database(client, auth, accounts, rt, clo
 
 
 @pytest.fixture
+def insecure_urls() -> bool:
+    return True  # the webhook receiver is an http endpoint on loopback
+
+
+@pytest.fixture
 def receiver(rt, resolver, httpserver):
     """A loopback webhook endpoint; the local-development setting lets the service reach it."""
     resolver.names["localhost"] = ["127.0.0.1"]
-    rt.settings = replace(rt.settings, insecure_urls=True)
     rt.outbound = Outbound(resolve=rt.resolve, insecure=True, deadline=2.0)
     return httpserver
 
@@ -140,3 +144,15 @@ def test_the_set_token_opens_the_metrics(client, token):
     client.get("/metrics")
     assert scrape(client, bearer(token)).value(
         "fanout_http_requests_total", method="GET", route="/metrics", status="401") == 1
+
+
+def test_the_documented_example_shows_metrics_the_server_shows(client, auth, account):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from fanout.spec import load
+
+    example = load()["paths"]["/metrics"]["get"]["responses"]["200"]["content"]["text/plain"]["example"]
+    client.post("/v1/upload", headers=auth, json={"caption": "hi", "platforms": ["x"]})
+    live = {(f.name, f.type) for f in text_string_to_metric_families(client.get("/metrics").text)}
+    documented = {(f.name, f.type) for f in text_string_to_metric_families(example)}
+    assert documented and documented <= live

@@ -10,51 +10,19 @@ from connexion.middleware import MiddlewarePosition
 from connexion.options import SwaggerUIOptions
 from starlette.exceptions import HTTPException
 
-from . import metrics_dir
 from . import runtime as _runtime
 from . import spec as _spec
+from .boot import boot
 from .bodylimit import BodyLimitMiddleware
-from .crypto import load_keyring
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
 from .headmethod import UndocumentedHeadMiddleware
-from .metrics import Metrics
-from .models import bind, open_database
-from .ratelimit import Limiter, open_store
 from .requestlog import RequestIdHeader, RequestIdMiddleware
 from .settings import Settings
-from .outbound import Outbound
-from .tasks import make_queue, register
-from .tasks.webhooks import inline_lane
-from .throttle import RateLimitHeaders, RateLimitMiddleware, Throttle
+from .throttle import RateLimitHeaders, RateLimitMiddleware
 from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
 log = logging.getLogger(__name__)
-
-
-def boot(settings: Settings, **overrides) -> _runtime.Runtime:
-    """Bind the database and install the runtime; `overrides` replace clock, queue, resolver..."""
-    if settings.insecure_urls:
-        log.warning(
-            "FANOUT_INSECURE_URLS is on: webhook and media URLs may use http and private or loopback "
-            "addresses. Use it for local development and tests only."
-        )
-    bind(open_database(settings.database_url))
-    if "keyring" not in overrides:
-        overrides["keyring"] = load_keyring(settings)
-    if "queue" not in overrides:
-        overrides["queue"] = make_queue(settings)
-    rt = _runtime.Runtime(settings=settings, **overrides)
-    rt.tasks = register(rt.queue)
-    if rt.outbound is None:
-        rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
-    if rt.lane is None:
-        rt.lane = inline_lane(rt)
-    if rt.throttle is None:
-        rt.throttle = Throttle(Limiter(open_store(settings.limiter_url), clock=rt.clock), clock=rt.clock)
-    if rt.metrics is None:
-        rt.metrics = Metrics(folder=metrics_dir.current())
-    return _runtime.install(rt)
 
 
 def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:

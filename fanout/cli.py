@@ -34,7 +34,7 @@ def _boot(settings: Settings, *, creates_schema: bool = False):
     """Bind the database and install the runtime, for a command that needs the schema in
     place unless it `creates_schema`. A command that needs it stops before creating
     anything where there is no database, and says where it looked."""
-    from .app import boot
+    from .boot import boot
 
     if not creates_schema:
         _require_database(settings)

@@ -29,7 +29,6 @@ from typing import Callable
 from starlette.concurrency import run_in_threadpool
 
 from . import runtime
-from .errors import ApiError
 from .plans import get_plan
 from .ratelimit import Decision, Limiter, LimiterUnavailable, headers, policy
 
@@ -110,6 +109,10 @@ class RateLimitMiddleware:
             slot.headers = headers(decision) if decision is not None else {"RateLimit-Policy": policy(limit)}
         if decision is not None and not decision.allowed:
             rt.metrics.rate_limited(plan.name)
+            # Imported here: fanout.errors imports Connexion, which commands that only boot
+            # a runtime (fanout workspace, key, worker) need not load.
+            from .errors import ApiError
+
             raise ApiError(
                 429,
                 "rate_limited",

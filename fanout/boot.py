@@ -1,0 +1,47 @@
+"""`boot(settings)`: the runtime every process runs on (database, keyring, queue, limiter...).
+
+Apart from the app factory so that commands which serve no HTTP (`fanout workspace ...`,
+`fanout worker`) start without importing Connexion.
+"""
+from __future__ import annotations
+
+import logging
+
+from . import metrics_dir
+from . import runtime as _runtime
+from .crypto import load_keyring
+from .metrics import Metrics
+from .models import bind, open_database
+from .outbound import Outbound
+from .ratelimit import Limiter, open_store
+from .settings import Settings
+from .tasks import make_queue, register
+from .tasks.webhooks import inline_lane
+from .throttle import Throttle
+
+log = logging.getLogger("fanout.app")
+
+
+def boot(settings: Settings, **overrides) -> _runtime.Runtime:
+    """Bind the database and install the runtime; `overrides` replace clock, queue, resolver..."""
+    if settings.insecure_urls:
+        log.warning(
+            "FANOUT_INSECURE_URLS is on: webhook and media URLs may use http and private or loopback "
+            "addresses. Use it for local development and tests only."
+        )
+    bind(open_database(settings.database_url))
+    if "keyring" not in overrides:
+        overrides["keyring"] = load_keyring(settings)
+    if "queue" not in overrides:
+        overrides["queue"] = make_queue(settings)
+    rt = _runtime.Runtime(settings=settings, **overrides)
+    rt.tasks = register(rt.queue)
+    if rt.outbound is None:
+        rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
+    if rt.lane is None:
+        rt.lane = inline_lane(rt)
+    if rt.throttle is None:
+        rt.throttle = Throttle(Limiter(open_store(settings.limiter_url), clock=rt.clock), clock=rt.clock)
+    if rt.metrics is None:
+        rt.metrics = Metrics(folder=metrics_dir.current())
+    return _runtime.install(rt)

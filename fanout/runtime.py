@@ -29,12 +29,14 @@ class Runtime:
     clock: Callable[[], _dt.datetime] = utcnow
     randbytes: Callable[[int], bytes] = field(default=os.urandom)
     resolve: Resolver = resolve_host
-    # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client,
+    # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client
+    # (client-chosen URLs), the platform API client (fanout.platforms.http.PlatformHttp),
     # the requests-per-minute counter (a fanout.throttle.Throttle), where webhook
     # attempts run (fanout.tasks.lane: inline, or a worker process's threaded lane) and
     # what the process records for Prometheus (a fanout.metrics.Metrics).
     tasks: Any = None
     outbound: Any = None
+    platform_http: Any = None
     throttle: Any = None
     lane: Any = None
     metrics: Any = None

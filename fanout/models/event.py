@@ -1,4 +1,4 @@
-"""Events (one per resolved target) and their deliveries to webhook registrations."""
+"""Events (one per resolved target, or about an account) and their deliveries to webhook registrations."""
 from __future__ import annotations
 
 from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
@@ -12,8 +12,11 @@ from .workspace import Workspace
 class Event(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    post = ForeignKeyField(Post, on_delete="CASCADE")
-    target = ForeignKeyField(Target, on_delete="CASCADE", unique=True)
+    # The subject: a target (post.completed, post.failed) or an account (account.expired).
+    post = ForeignKeyField(Post, on_delete="CASCADE", null=True)
+    target = ForeignKeyField(Target, on_delete="CASCADE", unique=True, null=True)
+    # No foreign key: the event outlives a disconnected account, as its deliveries do.
+    account_id = CharField(max_length=40, null=True)
     type = CharField(max_length=30)
     # The exact bytes every attempt sends, so every retry carries the same signature input.
     body = TextField()

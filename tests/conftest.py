@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,13 +25,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+from peewee import sort_models
 
 from fanout.app import boot, create_app
-from fanout.models import MODELS, db
+from fanout.models import MODELS, bind, db, open_database
 from fanout.models.api_key import create_key
 from fanout.models.schema import migrate
 from fanout.models.workspace import create_workspace
-from fanout.settings import Settings
+from fanout.settings import Settings, sqlite_path
 from fanout.tasks import make_queue, memory_queue, register
 
 from .loopback_site import loopback_guard
@@ -173,9 +175,26 @@ def _clean_environ(monkeypatch):
             monkeypatch.delenv(name)
 
 
-def _truncate_all() -> None:
-    tables = ", ".join(m._meta.table_name for m in MODELS)
-    db.execute_sql(f"TRUNCATE {tables} CASCADE")
+def _empty_all_tables() -> None:
+    # DELETE, children first, rather than TRUNCATE: on the few rows a test leaves it ends
+    # with the same empty tables, where TRUNCATE's new files cost ~130 ms a test.
+    for model in reversed(sort_models(MODELS)):
+        db.execute_sql(f'DELETE FROM "{model._meta.table_name}"')
+
+
+@pytest.fixture(scope="session")
+def _migrated_sqlite(tmp_path_factory) -> Path | None:
+    """A SQLite database file with every migration applied, made once a session: each test's
+    database starts as a copy of it (migrating a new file costs ~50 ms a test)."""
+    if EXTERNAL_DATABASE_URL:
+        return None
+    path = tmp_path_factory.mktemp("migrated") / "fanout.db"
+    bind(open_database(f"sqlite:///{path}"))
+    migrate()
+    with db.connection_context():
+        db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the file the tests copy
+    db.close_all()
+    return path
 
 
 @pytest.fixture
@@ -219,12 +238,16 @@ def resolver() -> FakeResolver:
 
 
 @pytest.fixture
-def rt(settings, clock, resolver):
+def rt(settings, clock, resolver, _migrated_sqlite):
+    if _migrated_sqlite and settings.database_url.startswith("sqlite:"):
+        database = sqlite_path(settings.database_url)
+        if not database.exists():
+            shutil.copy(_migrated_sqlite, database)  # with its 0600 mode
     runtime = boot(settings, clock=clock, resolve=resolver, queue=memory_queue())
-    migrate()
+    migrate()  # applies nothing on the copy; creates the schema in any other new file
     if EXTERNAL_DATABASE_URL:
         with db.connection_context():
-            _truncate_all()
+            _empty_all_tables()
     yield runtime
     db.close_all()
 

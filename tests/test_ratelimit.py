@@ -1,7 +1,9 @@
 """The requests-per-minute limiter (fanout/ratelimit.py) on both stores, with a fake clock.
 
-Redis tests use database 14 under their own key prefix, flushed before each test. Without
-a reachable Redis they are skipped, unless CI=true, where that is a failure.
+Redis tests use the pass's own Redis (FANOUT_QUEUE_URL) when it has one, else database 14,
+under a key prefix of this session's own, flushed before each test: sessions running at
+once (`.ci/run`'s two passes) never see each other's keys. Without a reachable Redis they
+are skipped, unless CI=true, where that is a failure.
 """
 from __future__ import annotations
 
@@ -28,10 +30,10 @@ from fanout.ratelimit import (
     open_store,
 )
 
-from .conftest import loopback_guarded, parse_sf_list
+from .conftest import EXTERNAL_QUEUE_URL, loopback_guarded, parse_sf_list
 
-REDIS_URL = "redis://127.0.0.1:6379/14"
-PREFIX = "fanout-test:ratelimit:"
+REDIS_URL = EXTERNAL_QUEUE_URL or "redis://127.0.0.1:6379/14"
+PREFIX = f"fanout-test:ratelimit:{os.getpid()}:"  # the keys expire a minute after their last hit
 ROOT = Path(__file__).resolve().parent.parent
 NOW = 1_795_000_000.0  # epoch seconds for store-level tests
 

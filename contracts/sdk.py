@@ -39,10 +39,12 @@ def model_names(package: Path) -> set[str]:
     return {p.stem for p in (package / "models").glob("*.py") if p.stem != "__init__"}
 
 
-def install(project: Path) -> None:
-    """Install a client generated with `meta="setup"` into this test environment."""
+def install(project: Path, target: Path) -> None:
+    """Install a client generated with `meta="setup"` into the folder `target`, for a
+    PYTHONPATH: not into the shared environment, where a suite running at the same time
+    (`.ci/run`'s other pass) would be reinstalling it."""
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--force-reinstall",
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target),
          str(project)],
         capture_output=True, text=True, timeout=300,
     )

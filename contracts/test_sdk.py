@@ -5,6 +5,7 @@ swapped for this test's, so the documented usage cannot drift from what works.
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -24,12 +25,13 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def generated_client(tmp_path_factory):
-    """The client generated from openapi.yaml, installed into this test environment."""
-    project = tmp_path_factory.mktemp("sdk") / "fanout-client"
+def generated_client(tmp_path_factory) -> Path:
+    """The client generated from openapi.yaml, installed into a folder: its PYTHONPATH entry."""
+    folder = tmp_path_factory.mktemp("sdk")
+    project = folder / "fanout-client"
     sdk.generate(ROOT / "openapi.yaml", project, meta="setup")
-    sdk.install(project)
-    return project
+    sdk.install(project, folder / "installed")
+    return folder / "installed"
 
 
 def expected_lines(server_url: str) -> list[str]:
@@ -43,7 +45,8 @@ def test_the_readme_walkthrough_runs_against_a_real_server(generated_client, cli
     script = tmp_path / "walkthrough.py"
     script.write_text(WALKTHROUGH.replace("http://127.0.0.1:8000", server.url))
 
-    done = subprocess.run([sys.executable, str(script)], env={**cli.env, "FANOUT_KEY": key},
+    env = {**cli.env, "FANOUT_KEY": key, "PYTHONPATH": os.pathsep.join([str(generated_client), cli.env["PYTHONPATH"]])}
+    done = subprocess.run([sys.executable, str(script)], env=env,
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr

@@ -414,10 +414,22 @@ def upload_post(client, auth, **body) -> dict:
 # --- processes ----------------------------------------------------------------------------
 
 
+_port_holders: list[socket.socket] = []
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port that no other process is given while this session runs.
+
+    The socket that found it stays bound, never listening, with SO_REUSEADDR: the system's
+    free-port choice skips the port, so a session running at the same time (`.ci/run`'s
+    other pass) cannot start its server there between our choice and our server's bind,
+    while our servers still bind it (uvicorn, redis-server and http.server set SO_REUSEADDR).
+    Until one listens, a connection to it is refused, as to any closed port."""
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.bind(("127.0.0.1", 0))
+    _port_holders.append(holder)
+    return holder.getsockname()[1]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fanout.supervise import Backoff, WorkerProcess
 
-from .conftest import free_port, wait_for
+from .conftest import wait_for
 
 
 def running(pid: int) -> bool:
@@ -52,9 +52,9 @@ def test_a_worker_whose_serve_was_killed_exits_within_10_s(servers, process_env)
 
 def test_serve_on_a_busy_port_exits_1_with_a_one_line_reason(cli):
     with socket.socket() as taken:
-        port = free_port()
-        taken.bind(("127.0.0.1", port))
+        taken.bind(("127.0.0.1", 0))
         taken.listen()
+        port = taken.getsockname()[1]
         failed = cli("serve", "--port", str(port), check=False)
     assert failed.returncode == 1
     assert failed.stderr.splitlines()[-1] == f"fanout: the API did not start on 127.0.0.1:{port} (the reason is logged above)"

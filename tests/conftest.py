@@ -1,9 +1,10 @@
 """Fixtures as vocabulary: `settings`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
 `live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`.
 
-The suite runs on the embedded default (a SQLite file per test). With FANOUT_DATABASE_URL
-and FANOUT_QUEUE_URL set it runs on PostgreSQL and Redis instead; an unreachable server
-is then a failure, never a skip.
+The suite runs on the embedded default (a SQLite file per test, a copy of one migrated once
+a session). With FANOUT_DATABASE_URL and FANOUT_QUEUE_URL set it runs on PostgreSQL and
+Redis instead (tables emptied before each test); an unreachable server is then a failure,
+never a skip.
 
 Nothing connects anywhere but loopback: the loopback guard (tests/loopback_site) refuses
 any other connection, in this session and in every process the tests start, and fails the

@@ -75,13 +75,17 @@ def connect_account(
     access_token: str | None,
     refresh_token: str | None = None,
     token_expires_at: _dt.datetime | None = None,
+    refresh_at: _dt.datetime | None = None,
 ) -> Account:
-    """Add the account, or refresh it if this platform user is already in the workspace."""
+    """Add the account, or refresh it if this platform user is already in the workspace.
+
+    `refresh_at`: when the periodic task should refresh its token (None: never)."""
     encrypt = rt.keyring.encrypt
     tokens = dict(
         access_token=encrypt(access_token) if access_token else None,
         refresh_token=encrypt(refresh_token) if refresh_token else None,
         token_expires_at=token_expires_at,
+        refresh_at=refresh_at,
     )
     with write_transaction():
         workspace = lock_workspace(workspace_id)

@@ -92,6 +92,36 @@ def consume_session(rt, token: str, platform: str) -> ConnectSession:
     raise SessionUnusable("expired")
 
 
+def begin_oauth(session: ConnectSession, state: str, verifier: str | None) -> None:
+    """Bind the OAuth `state` sent to the platform to this session (only its hash is kept),
+    with the encrypted PKCE verifier if the platform uses one."""
+    with write_transaction():
+        ConnectSession.update(oauth_state_hash=_hash(state), oauth_verifier=verifier).where(
+            ConnectSession.id == session.id
+        ).execute()
+
+
+def claim_oauth_state(rt, state: str, platform: str) -> ConnectSession:
+    """The session an OAuth callback's `state` belongs to, once: the state is forgotten as it
+    is claimed. SessionUnusable("unknown") for a state never issued or already used,
+    ("expired") past the session's 30 minutes."""
+    state_hash = _hash(state)
+    with write_transaction():
+        session = ConnectSession.get_or_none(
+            (ConnectSession.oauth_state_hash == state_hash) & (ConnectSession.platform == platform)
+        )
+        if session is None:
+            raise SessionUnusable("unknown")
+        if session.expires_at <= rt.now():
+            raise SessionUnusable("expired")
+        claimed = ConnectSession.update(oauth_state_hash=None).where(
+            (ConnectSession.id == session.id) & (ConnectSession.oauth_state_hash == state_hash)
+        ).execute()
+    if not claimed:  # another request claimed it between the read and the update
+        raise SessionUnusable("unknown")
+    return session
+
+
 def purge_expired(now: _dt.datetime) -> int:
     with write_transaction():
         return ConnectSession.delete().where(ConnectSession.expires_at <= now).execute()

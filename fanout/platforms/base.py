@@ -123,6 +123,7 @@ class Job:
     media: tuple[Mapping[str, str], ...]  # {"url", "type"} items, in the post's order
     state: State  # what the last step saved ({} at first)
     simulate_error: str | None = None  # sandbox posts only
+    published_last_24h: int = 0  # the account's targets published in the last 24 h
 
 
 class Step(Protocol):
@@ -154,9 +155,12 @@ class Adapter(Protocol):
 
     def authorize(self, app: App, redirect_uri: str, state: str) -> Authorization: ...
 
-    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None) -> Grant: ...
+    # `now` is the engine's clock: `Grant.expires_at` is counted from it.
+    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None, *,
+                 now: _dt.datetime) -> Grant: ...
 
-    def refresh(self, http, app: App, access_token: str, refresh_token: str | None) -> Grant: ...
+    def refresh(self, http, app: App, access_token: str, refresh_token: str | None, *,
+                now: _dt.datetime) -> Grant: ...
 
     def refresh_due(self, expires_at: _dt.datetime) -> _dt.datetime:
         """When a token expiring at `expires_at` should be refreshed (before jitter)."""

@@ -123,6 +123,9 @@ class Job:
     media: tuple[Mapping[str, str], ...]  # {"url", "type"} items, in the post's order
     state: State  # what the last step saved ({} at first)
     simulate_error: str | None = None  # sandbox posts only
+    # The account's targets published in the last 24 hours, counted by the engine, for
+    # platforms with a daily publishing cap.
+    published_last_24h: int = 0
 
 
 class Step(Protocol):
@@ -133,6 +136,9 @@ class Step(Protocol):
     settings: Any  # fanout.settings.Settings
 
     def now(self) -> _dt.datetime: ...
+
+    def sleep(self, seconds: float) -> None:
+        """Time a call is in flight (the sandbox's simulated latency); never used to wait."""
 
     def save(self, state: State) -> None:
         """Store `state` on the target before a call that creates something; raises

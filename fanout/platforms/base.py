@@ -116,6 +116,7 @@ class Job:
     """One target to publish, as plain values."""
 
     target_id: str
+    platform: str
     user_id: str  # the platform's id of the account
     username: str
     access_token: str = field(repr=False)

@@ -36,7 +36,7 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     if "queue" not in overrides:
         overrides["queue"] = make_queue(settings)
     rt = _runtime.Runtime(settings=settings, **overrides)
-    rt.tasks = register(rt.queue)
+    rt.tasks = register(rt.queue, rt)
     if rt.outbound is None:
         rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
     if rt.platform_http is None:

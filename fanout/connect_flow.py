@@ -14,25 +14,23 @@ platform's app).
 """
 from __future__ import annotations
 
-import datetime as _dt
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Mapping
 
 from .apikeys import random_base62
 from .models import PlanLimitExceeded, db
 from .models.account import connect_account
+from .models.sandbox_account import connect_sandbox_account
+from .models.tokens import refresh_time
 from .models.connect_session import SessionUnusable, begin_oauth, claim_oauth_state, consume_session
-from .platforms import REGISTRY, sandbox
+from .platforms import REGISTRY
 from .platforms.base import AuthFailed
 from .platforms.http import PlatformUnreachable
 
 log = logging.getLogger(__name__)
 
 STATE_LENGTH = 43  # ~256 bits of base62
-# At most this share of a token's remaining lifetime is taken off its refresh time, so that
-# accounts connected together do not all refresh together.
-REFRESH_JITTER = 0.1
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def open_link(rt, token: str, platform: str) -> Redirect | Refused:
         back = session.redirect_url or f"{rt.settings.connect_url}/connect/done"
         if session.sandbox:
             try:
-                account = sandbox.connect(rt, session)
+                account = connect_sandbox_account(rt, session)
             except PlanLimitExceeded:
                 return Redirect(back, {"platform": platform, "error": "plan_limit_exceeded"})
             return Redirect(back, {"platform": platform, "account_id": account.id, "status": "connected"})
@@ -124,7 +122,7 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
     now = rt.now()
     refresh_at = None
     if grant.expires_at is not None:
-        refresh_at = jittered_refresh_at(now, adapter.refresh_due(grant.expires_at), grant.expires_at, rt.randbytes)
+        refresh_at = refresh_time(adapter.refresh_due(grant.expires_at), now, rt.randbytes)
     with db.connection_context():
         try:
             account = connect_account(
@@ -138,10 +136,3 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
     log.info("connected %s account %s to workspace %s", platform, account.id, session.workspace_id)
     return Redirect(back, {"platform": platform, "account_id": account.id, "status": "connected"})
 
-
-def jittered_refresh_at(now: _dt.datetime, due: _dt.datetime, expires_at: _dt.datetime,
-                        randbytes: Callable[[int], bytes]) -> _dt.datetime:
-    """`due` brought forward by up to REFRESH_JITTER of the token's remaining lifetime, never
-    before `now`."""
-    share = int.from_bytes(randbytes(4), "big") / 2**32 * REFRESH_JITTER
-    return max(now, due - (expires_at - now) * share)

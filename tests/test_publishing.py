@@ -89,7 +89,7 @@ def test_a_worker_whose_lease_was_taken_back_cannot_settle_the_target(client, au
     with db.connection_context():
         stale = claim(target_id, clock.now, dt.timedelta(seconds=1))
         clock.advance(seconds=2)
-        publishing.sweep()
+        publishing.sweep(rt)
         fresh = claim(target_id, clock.now, dt.timedelta(minutes=5))
         assert resolve(rt, stale, Outcome(external_url="https://late")) == []
         resolve(rt, fresh, Outcome(external_url="https://on-time"))
@@ -105,7 +105,7 @@ def test_the_sweeper_takes_back_an_expired_lease_and_publishes_once(client, auth
     run_queue(rt, clock)  # its task is gone: nothing moves the claimed target
     assert read(client, auth, post["id"])["status"] == "processing"
     clock.advance(seconds=rt.settings.publish_lease + 1)
-    swept = publishing.sweep()
+    swept = publishing.sweep(rt)
     assert swept["reclaimed"] == [target_id]
     run_queue(rt, clock)
     assert read(client, auth, post["id"])["status"] == "completed"
@@ -118,9 +118,9 @@ def test_the_sweeper_re_enqueues_targets_whose_task_was_lost(client, auth, accou
     post = upload_post(client, auth)
     rt.queue.flush()  # the queue lost every wake-up call
     clock.advance(seconds=29)
-    assert publishing.sweep()["targets"] == []
+    assert publishing.sweep(rt)["targets"] == []
     clock.advance(seconds=2)
-    assert len(publishing.sweep()["targets"]) == 3
+    assert len(publishing.sweep(rt)["targets"]) == 3
     run_queue(rt, clock)
     assert read(client, auth, post["id"])["status"] == "completed"
 

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 from urllib.parse import quote, urlencode
 
 from .base import App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed
+from ..times import utcnow
 from .http import PlatformResponse, PlatformUnreachable
 
 HOSTS = ("threads.net", "graph.threads.net")
@@ -199,7 +200,7 @@ def authorize(app: App, redirect_uri: str, state: str) -> Authorization:
 
 
 def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
-             now: _dt.datetime) -> Grant:
+             now: _dt.datetime | None = None) -> Grant:
     """Code -> short-lived token -> long-lived token (60 days) -> the profile.
 
     AuthFailed when Threads refuses; PlatformUnreachable when it cannot be asked (or
@@ -225,7 +226,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
-            now: _dt.datetime) -> Grant:
+            now: _dt.datetime | None = None) -> Grant:
     """A new long-lived token for one that has not expired yet (Threads has no refresh token:
     the access token refreshes itself). AuthFailed when Threads refuses."""
     answer = _token_answer(http.get(f"{GRAPH}/refresh_access_token", params={
@@ -255,9 +256,11 @@ def _token_answer(response: PlatformResponse, what: str, *secrets: str | None) -
     return body
 
 
-def _expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
+def _expiry(now: _dt.datetime | None, answer: Mapping[str, Any]) -> _dt.datetime | None:
     seconds = _int(answer.get("expires_in"))
-    return now + _dt.timedelta(seconds=seconds) if seconds and seconds > 0 else None
+    if not seconds or seconds <= 0:
+        return None
+    return (now or utcnow()) + _dt.timedelta(seconds=seconds)
 
 
 # --- publishing --------------------------------------------------------------------------
@@ -349,11 +352,9 @@ class _Publishing:
     def read_permalink(self) -> Result:
         try:
             body = self.get(f"{API}/{quote(self.state['post'], safe='')}", fields="id,permalink")
-        except _Stop as stop:
-            # An expired token is refreshed and this step replayed; any other failure here
-            # must not fail a target whose post is out.
-            if isinstance(stop.result, Done) and stop.result.outcome.error_code == AUTH:
-                raise
+        except _Stop:
+            # Whatever went wrong, the post is out: never answer a failure now (not even an
+            # expired token, whose replay could start from a state without the post).
             body = {}
         permalink = body.get("permalink")
         if isinstance(permalink, str) and permalink:

@@ -1,5 +1,6 @@
 """POST /v1/accounts/{platform}/connect and the connect pages (docs/decisions.md#connect-flow)."""
 import datetime as dt
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -226,3 +227,12 @@ def test_session_purge_runs_every_15_minutes(rt):
     not_due = [t.name for t in rt.queue.read_periodic(dt.datetime(2026, 11, 22, 10, 16))]
     assert "purge_connect_sessions" in due
     assert "purge_connect_sessions" not in not_due
+
+
+def test_the_done_page_names_every_error_the_spec_documents():
+    from fanout import spec
+    from fanout.handlers.connect_pages import OUTCOMES
+
+    description = spec.load()["paths"]["/v1/accounts/{platform}/connect"]["post"]["description"]
+    documented = set(re.findall(r"^- `(\w+)`:", description, re.M))
+    assert documented == set(OUTCOMES) - {"connected"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
+from typing import Callable
 
 UTC = dt.timezone.utc
 
@@ -24,13 +25,15 @@ class EmulatorClock:
     and `set` still work on top of it. Thread-safe.
     """
 
-    def __init__(self, start: dt.datetime | str | None = None, *, follow_real_time: bool = False):
+    def __init__(self, start: dt.datetime | str | None = None, *, follow_real_time: bool = False,
+                 monotonic: Callable[[], float] = time.monotonic):
         if start is None:
             start = dt.datetime.now(UTC).replace(microsecond=0)
         self._lock = threading.Lock()
         self._base = as_utc(start)
         self._follow = follow_real_time
-        self._mark = time.monotonic()
+        self._monotonic = monotonic
+        self._mark = monotonic()
 
     def now(self) -> dt.datetime:
         with self._lock:
@@ -39,7 +42,7 @@ class EmulatorClock:
     def _now(self) -> dt.datetime:
         if not self._follow:
             return self._base
-        return self._base + dt.timedelta(seconds=time.monotonic() - self._mark)
+        return self._base + dt.timedelta(seconds=self._monotonic() - self._mark)
 
     def advance(self, seconds: float) -> dt.datetime:
         """Move forward by `seconds` (not backward: time rules assume it never goes back)."""
@@ -53,7 +56,7 @@ class EmulatorClock:
         """Jump to `instant` (either way)."""
         with self._lock:
             self._base = as_utc(instant)
-            self._mark = time.monotonic()
+            self._mark = self._monotonic()
             return self._base
 
     def __call__(self) -> dt.datetime:

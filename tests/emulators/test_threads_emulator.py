@@ -14,9 +14,9 @@ import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
-from .conftest import START, Graph
+from .conftest import Graph
 from .media import png_bytes
-from .threads import HOSTS, ThreadsEmulator
+from .threads import HOSTS
 
 USER = "17841400000000001"
 REDIRECT = "https://fanout.example/connect/threads/callback"

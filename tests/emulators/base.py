@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+import sys
 import threading
 import traceback
 from dataclasses import dataclass
@@ -269,11 +270,15 @@ def jsonable(value: Any) -> Any:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # a burst of workers must not wait on a full backlog
     emulator: EmulatorServer
 
     def handle_error(self, request, client_address) -> None:
-        # A client that went away mid-answer is normal here (timeouts are tested on purpose).
-        pass
+        # A client that went away mid-answer is normal here (timeouts are tested on purpose);
+        # anything else is a bug of the emulator, kept where tests look.
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError)):
+            self.emulator.errors.append(traceback.format_exc())
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -30,6 +30,7 @@ def media_server():
         server.put("/photo.png", png_bytes(640, 480), "image/png")
         server.put("/clip.mp4", mp4_bytes(3.0), "video/mp4")
         yield server
+    assert not server.errors, server.errors[0]
 
 
 @pytest.fixture

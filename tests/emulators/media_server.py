@@ -13,6 +13,7 @@ class MediaServer(EmulatorServer):
         super().__init__(**kwargs)
         self._files: dict[str, tuple[bytes, str]] = {}
         self.route("GET", r"/.+", self._get)
+        self.route("HEAD", r"/.+", self._get)  # answered without its body
 
     def put(self, path: str, data: bytes, content_type: str = "application/octet-stream") -> str:
         """Serve `data` at `path` (from now on); answers the file's URL."""

@@ -170,3 +170,12 @@ def test_an_unknown_control_lists_those_there_are_and_bad_arguments_are_a_400(co
     unknown = requests.post(counter.base_url + "/_emulator/nope", json={}, timeout=10)
     assert unknown.status_code == 404 and "drop" in unknown.json()["controls"]
     assert requests.post(counter.base_url + "/_emulator/fail", json={"nope": 1}, timeout=10).status_code == 400
+
+
+def test_the_media_server_serves_what_was_put_and_404_otherwise(media_server):
+    url = media_server.put("/a/b.png", b"\x89PNG\r\n\x1a\n", "image/png")
+    answer = requests.get(url, timeout=10)
+    assert (answer.status_code, answer.headers["Content-Type"], answer.content[:4]) == (200, "image/png", b"\x89PNG")
+    head = requests.head(url, timeout=10)
+    assert (head.status_code, head.headers["Content-Length"], head.content) == (200, "8", b"")
+    assert requests.get(media_server.url("/nothing.png"), timeout=10).status_code == 404

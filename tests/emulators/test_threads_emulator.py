@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -416,6 +417,14 @@ def test_a_publish_dropped_after_its_effect_leaves_one_post_the_client_can_find(
     listed = graph("GET", f"/v1.0/{USER}/threads", fields="id,text", limit="5").json()["data"]
     assert listed == [{"id": post.id, "text": "did it post?"}]
     assert threads.calls_to("POST", "threads_publish")[0].dropped
+
+
+def test_concurrent_publishes_of_one_container_make_one_post(threads, graph):
+    container = create(graph, media_type="TEXT", text="raced")
+    with ThreadPoolExecutor(8) as pool:
+        codes = sorted(a.status_code for a in pool.map(lambda _: publish(graph, container), range(8)))
+    assert codes == [200] + [400] * 7
+    assert len(threads.posts[USER]) == 1
 
 
 def test_through_the_service_http_client_the_drop_is_an_ambiguous_failure(threads, token):

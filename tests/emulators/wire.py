@@ -13,7 +13,7 @@ from email.policy import HTTP
 from typing import Any, Mapping
 from urllib.parse import parse_qsl, urlsplit
 
-# Values never written to the call log: what a log line must not leak (docs/reliability.md).
+# Values never written to the call log: secrets stay out of logs, the emulators' too.
 SECRET_NAMES = frozenset({"access_token", "client_secret", "refresh_token", "fb_exchange_token", "code_verifier"})
 MASK = "***"
 

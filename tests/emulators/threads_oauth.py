@@ -134,6 +134,7 @@ class ThreadsOAuth:
             raise unknown_object(uid, request.method.lower())
         return token
 
+
 def _with_query(url: str, params: dict) -> str:
     """`url` with `params` added to its query, and Meta's `#_` fragment."""
     parts = urlsplit(url)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import time
 
 from ..models import db
 from ..models.account import Account
@@ -42,13 +41,13 @@ DAY = _dt.timedelta(hours=24)
 class Run:
     """The engine's side of one claimed target, as an adapter sees it (base.Step)."""
 
-    def __init__(self, rt, target, sleep=time.sleep):
+    def __init__(self, rt, target):
         self.rt = rt
         self.target = target
         self.http = rt.platform_http
         self.outbound = rt.outbound
         self.settings = rt.settings
-        self.sleep = sleep
+        self.sleep = rt.sleep
         self.lease = _dt.timedelta(seconds=rt.settings.publish_lease)
 
     def now(self) -> _dt.datetime:

@@ -1,0 +1,34 @@
+"""A loopback server of media files for platform emulators to fetch. Being an emulator
+server, it logs its calls and takes the same controls (`fail` for a 404 or 500, `delay`
+for a slow download, `drop` for a cut connection)."""
+from __future__ import annotations
+
+from .base import EmulatorServer, Request, Response
+
+
+class MediaServer(EmulatorServer):
+    name = "media"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._files: dict[str, tuple[bytes, str]] = {}
+        self.route("GET", r"/.+", self._get)
+        self.route("HEAD", r"/.+", self._get)  # answered without its body
+
+    def put(self, path: str, data: bytes, content_type: str = "application/octet-stream") -> str:
+        """Serve `data` at `path` (from now on); answers the file's URL."""
+        path = "/" + path.lstrip("/")
+        with self.lock:
+            self._files[path] = (data, content_type)
+        return self.url(path)
+
+    def url(self, path: str) -> str:
+        return self.base_url + "/" + path.lstrip("/")
+
+    def _get(self, request: Request) -> Response:
+        with self.lock:
+            found = self._files.get(request.path)
+        if found is None:
+            return Response(404, b"not found", {"Content-Type": "text/plain"})
+        data, content_type = found
+        return Response(200, data, {"Content-Type": content_type})

@@ -302,6 +302,23 @@ def test_the_recovered_post_is_the_one_with_the_posts_text(step, job, clocks, em
     assert done.outcome.external_url == mine.permalink and len(posts(emulator)) == 2
 
 
+def test_once_the_container_is_published_nothing_fails_the_target(step, job, clocks, emulator):
+    emulator.drop("POST", r"/threads_publish$")
+    emulator.fail("GET", rf"/{USER_ID}/threads$", 400, graph_error(100, "Invalid parameter"), times=None)
+    done, results, _ = publish_to_the_end(step, job("out there"), clocks)
+    assert [type(r) for r in results] == [Retry, Retry, Retry, Done]  # the lost publish, then 3 reads
+    assert done.outcome.published and done.outcome.external_url is None
+    assert len(posts(emulator)) == 1
+
+
+def test_a_permalink_that_cannot_be_read_does_not_fail_a_published_target(step, job, clocks, emulator):
+    emulator.fail("GET", r"/v1\.0/\d+$", 200, {"status": "FINISHED"})  # the container's status, then
+    emulator.fail("GET", r"/v1\.0/\d+$", 400, graph_error(190, "Error validating access token"), times=None)
+    done, results, _ = publish_to_the_end(step, job("out there"), clocks)
+    assert done.outcome.published and done.outcome.external_url is None
+    assert len(posts(emulator)) == 1 and len(emulator.calls_to("POST", r"/threads_publish$")) == 1
+
+
 # --- the daily cap ---------------------------------------------------------------------------
 
 def test_an_account_at_250_posts_in_24_hours_fails_without_a_call(step, job, emulator):

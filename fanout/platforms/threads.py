@@ -377,8 +377,12 @@ class _Publishing:
 
     def recover_post(self) -> Result:
         """The container was published but we never heard the post's id: find the post
-        among the account's recent ones (same text, not older than the container)."""
-        body = self.get(f"{API}/{self.user}/threads", fields="id,permalink,text,timestamp")
+        among the account's recent ones (same text, not older than the container). From
+        here on nothing fails the target: it is published."""
+        try:
+            body = self.get(f"{API}/{self.user}/threads", fields="id,permalink,text,timestamp")
+        except _Stop:
+            body = {}
         since = _parse_time(self.state["container"]["created_at"]) - CLOCK_SKEW
         found = [
             post for post in body.get("data") or []
@@ -389,6 +393,7 @@ class _Publishing:
             post = min(found, key=lambda p: _platform_time(p.get("timestamp")) or since)
             self.state.pop("creating", None)
             self.state["post"] = str(post["id"])
+            self.saved()
             if post.get("permalink"):
                 return Done(Outcome(external_url=post["permalink"]))
             return self.read_permalink()

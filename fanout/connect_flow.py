@@ -15,15 +15,15 @@ platform's app).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .apikeys import random_base62
 from .models import PlanLimitExceeded, db
 from .models.account import connect_account
+from .models.connect_session import SessionUnusable, begin_oauth, claim_oauth_state, consume_session
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_time
-from .models.connect_session import SessionUnusable, begin_oauth, claim_oauth_state, consume_session
 from .platforms import REGISTRY
 from .platforms.base import AuthFailed
 from .platforms.http import PlatformUnreachable

@@ -234,5 +234,5 @@ def test_the_done_page_names_every_error_the_spec_documents():
     from fanout.handlers.connect_pages import OUTCOMES
 
     description = spec.load()["paths"]["/v1/accounts/{platform}/connect"]["post"]["description"]
-    documented = set(re.findall(r"^- `(\w+)`:", description, re.M))
+    documented = set(re.findall(r"^- `(\w+)`:", description, re.MULTILINE))
     assert documented == set(OUTCOMES) - {"connected"}

@@ -224,7 +224,7 @@ def test_a_container_not_finished_within_the_window_fails_container_expired(step
 def test_the_window_is_the_setting(step, job, clocks, emulator, media, settings):
     emulator.force_next_container("IN_PROGRESS", media_type="VIDEO")
     short = dataclasses.replace(settings, threads_container_window=45)
-    make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)  # noqa: E731
+    make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
     done, results, _ = publish_to_the_end(make, job("a clip", video(media)), clocks)
     assert done.outcome.error_code == "container_expired"
     assert [r.until for r in results[:-1]] == [START + dt.timedelta(seconds=30), START + dt.timedelta(seconds=45)]
@@ -314,7 +314,7 @@ def test_once_the_container_is_published_nothing_fails_the_target(step, job, clo
 def test_a_permalink_that_cannot_be_read_does_not_fail_a_published_target(step, job, clocks, emulator):
     emulator.fail("GET", r"/v1\.0/\d+$", 200, {"status": "FINISHED"})  # the container's status, then
     emulator.fail("GET", r"/v1\.0/\d+$", 400, graph_error(190, "Error validating access token"), times=None)
-    done, results, _ = publish_to_the_end(step, job("out there"), clocks)
+    done, _, _ = publish_to_the_end(step, job("out there"), clocks)
     assert done.outcome.published and done.outcome.external_url is None
     assert len(posts(emulator)) == 1 and len(emulator.calls_to("POST", r"/threads_publish$")) == 1
 

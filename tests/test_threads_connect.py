@@ -15,7 +15,7 @@ import pytest
 import requests
 import uvicorn
 
-from fanout.models import Account, ConnectSession, MODELS, db
+from fanout.models import MODELS, Account, ConnectSession, db
 from fanout.models.account import connect_account
 from fanout.models.workspace import create_workspace
 from fanout.platforms.base import App

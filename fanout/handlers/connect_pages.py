@@ -33,8 +33,8 @@ SESSION_PROBLEMS = {
     "used": (410, "This connect link was already used", "Each link works once. Ask the app that sent you here for a new one."),
     # The platform's callback: a `state` we did not issue, or issued and already used.
     "bad_state": (400, "This sign-in cannot be completed",
-                  "The answer from the platform does not match a sign-in in progress, or it was already used. "
-                  "Start again from the app that sent you here."),
+                  ("The answer from the platform does not match a sign-in in progress, or it was already used. "
+                   "Start again from the app that sent you here.")),
     "late_state": (400, "This sign-in took too long",
                    "Connect links work for 30 minutes. Ask the app that sent you here for a new one."),
 }

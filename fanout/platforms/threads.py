@@ -20,12 +20,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import quote, urlencode
 
-from .base import App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed
 from ..times import utcnow
+from .base import App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
 
 HOSTS = ("threads.net", "graph.threads.net")
@@ -137,8 +138,8 @@ def _int(value: Any) -> int | None:
         return None
 
 
-_TOKEN_IN_QUERY = re.compile(r"(access_token|client_secret|code)=[^&\s\"']+", re.I)
-_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|client_secret)\"\s*:\s*\")[^\"]*", re.I)
+_TOKEN_IN_QUERY = re.compile(r"(access_token|client_secret|code)=[^&\s\"']+", re.IGNORECASE)
+_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|client_secret)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
 
 
 def scrub(text: str, *secrets: str | None) -> str:
@@ -538,6 +539,6 @@ def _platform_time(value: Any) -> _dt.datetime | None:
         except ValueError:
             continue
         if moment.tzinfo is not None:
-            moment = moment.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            moment = moment.astimezone(_dt.UTC).replace(tzinfo=None)
         return moment
     return None

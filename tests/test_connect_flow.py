@@ -85,12 +85,13 @@ def test_connect_refuses_an_unknown_platform(client, auth):
     assert answer.json()["error"]["code"] == "validation_error"
 
 
-def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, live_key):
+@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, live_key, platform):
     headers = bearer(live_key)
-    url = start(client, headers, "instagram", redirect_url="https://app.example.com/cb").json()["url"]
+    url = start(client, headers, platform, redirect_url="https://app.example.com/cb").json()["url"]
     landed = open_connect_url(client, url)
     assert landed.status_code == 302
-    assert query_of(landed.headers["location"]) == {"platform": "instagram", "error": "platform_not_configured"}
+    assert query_of(landed.headers["location"]) == {"platform": platform, "error": "platform_not_configured"}
     assert client.get("/v1/accounts", headers=headers).json() == {"data": []}
 
 

@@ -138,7 +138,7 @@ def _int(value: Any) -> int | None:
         return None
 
 
-_TOKEN_IN_QUERY = re.compile(r"(access_token|client_secret|code)=[^&\s\"']+", re.IGNORECASE)
+_TOKEN_IN_QUERY = re.compile(r"\b(access_token|client_secret|code)=[^&\s\"']+", re.IGNORECASE)
 _TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|client_secret)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
 
 

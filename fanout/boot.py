@@ -13,6 +13,7 @@ from .crypto import load_keyring
 from .metrics import Metrics
 from .models import bind, open_database
 from .outbound import Outbound
+from .platforms.http import PlatformHttp
 from .ratelimit import Limiter, open_store
 from .settings import Settings
 from .tasks import make_queue, register
@@ -35,9 +36,11 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     if "queue" not in overrides:
         overrides["queue"] = make_queue(settings)
     rt = _runtime.Runtime(settings=settings, **overrides)
-    rt.tasks = register(rt.queue)
+    rt.tasks = register(rt.queue, rt)
     if rt.outbound is None:
         rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
+    if rt.platform_http is None:
+        rt.platform_http = PlatformHttp(settings.platform_hosts)
     if rt.lane is None:
         rt.lane = inline_lane(rt)
     if rt.throttle is None:

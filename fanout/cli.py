@@ -193,10 +193,10 @@ def cmd_worker(args, settings):
     consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=WORKER_GRACE)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
-    # its lease: the sweeper puts its target back.
+    # its lease: the sweeper takes its target back.
     consumer._signal_actions[signal.SIGTERM] = (False, True)
     # Take back at once what a killed worker left behind, rather than at the next minute.
-    sweep()
+    sweep(rt)
     heartbeat = Heartbeat(rt).start()
     log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.workers, rt.lane.slots,
              heartbeat.worker_id)

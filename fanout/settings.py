@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import SplitResult, urlsplit
+
+from .platforms import REGISTRY
+from .platforms.base import App
+from .platforms.http import parse_hosts
 
 
 class SettingsError(ValueError):
@@ -44,6 +48,13 @@ class Settings:
     heartbeat_stale: int = 30
     # Bearer token GET /metrics requires; None leaves it open.
     metrics_token: str | None = None
+    # The apps registered with each platform (FANOUT_<P>_CLIENT_ID and _SECRET); a platform
+    # missing here answers platform_not_configured (README "Live platforms").
+    platform_apps: Mapping[str, App] = field(default_factory=dict)
+    # FANOUT_PLATFORM_HOSTS: real platform host -> base URL calls to it go to (emulators).
+    platform_hosts: Mapping[str, str] = field(default_factory=dict)
+    # Seconds a Threads container may take to be ready before the target fails container_expired.
+    threads_container_window: int = 300
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -69,6 +80,10 @@ class Settings:
             log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
             **_heartbeat(env.get("FANOUT_HEARTBEAT_INTERVAL", ""), env.get("FANOUT_HEARTBEAT_STALE", "")),
             metrics_token=_metrics_token(env.get("FANOUT_METRICS_TOKEN", "")),
+            platform_apps=_platform_apps(env),
+            platform_hosts=_platform_hosts(env.get("FANOUT_PLATFORM_HOSTS", "")),
+            threads_container_window=_whole_number(
+                "FANOUT_THREADS_CONTAINER_WINDOW", env.get("FANOUT_THREADS_CONTAINER_WINDOW", ""), 300, "seconds", 86400),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -136,6 +151,27 @@ def _metrics_token(value: str) -> str | None:
             "(e.g. the output of `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
         )
     return value
+
+
+def _platform_apps(env: Mapping[str, str]) -> dict[str, App]:
+    """Each platform's app, when both its client id and secret are set; one alone is an error."""
+    apps = {}
+    for name, platform in REGISTRY.items():
+        id_name, secret_name = platform.env_prefix + "CLIENT_ID", platform.env_prefix + "CLIENT_SECRET"
+        client_id, secret = env.get(id_name, "").strip(), env.get(secret_name, "").strip()
+        if bool(client_id) != bool(secret):
+            missing = secret_name if client_id else id_name
+            raise SettingsError(f"{missing} must be set too: {platform.title} needs both the app's client id and secret")
+        if client_id:
+            apps[name] = App(client_id, secret)
+    return apps
+
+
+def _platform_hosts(value: str) -> dict[str, str]:
+    try:
+        return parse_hosts(value)
+    except ValueError as e:
+        raise SettingsError(f"FANOUT_PLATFORM_HOSTS: {e}") from None
 
 
 def _log_format(value: str) -> str:

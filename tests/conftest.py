@@ -530,7 +530,7 @@ def real_queue(rt):
     """The queue worker processes read (SQLite file or Redis), emptied first: its tasks."""
     queue = make_queue(rt.settings)
     queue.flush()
-    return register(queue)
+    return register(queue, rt)
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from .. import runtime
 from ..models import PlanLimitExceeded, db
 from ..models.connect_session import SessionUnusable, consume_session
-from ..platforms import NAMES, PLATFORMS, sandbox
+from ..models.sandbox_account import connect_sandbox_account
+from ..platforms import NAMES, PLATFORMS
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def _run_flow(token: str, platform: str) -> tuple[str, dict] | Response:
             # Live OAuth needs an app registered with the platform; none is configured.
             return target, {"platform": platform, "error": "platform_not_configured"}
         try:
-            account = sandbox.connect(rt, session)
+            account = connect_sandbox_account(rt, session)
         except PlanLimitExceeded:
             return target, {"platform": platform, "error": "plan_limit_exceeded"}
     return target, {"platform": platform, "account_id": account.id, "status": "connected"}

@@ -25,6 +25,10 @@ class Account(BaseModel):
     access_token = TextField(null=True)
     refresh_token = TextField(null=True)
     token_expires_at = DateTimeField(null=True)
+    # When the periodic task refreshes the token (jittered), and until when one worker holds
+    # the refresh (fanout/models/tokens.py).
+    refresh_at = DateTimeField(null=True)
+    refresh_claimed_until = DateTimeField(null=True)
     connected_at = DateTimeField()
     created_at = DateTimeField()
 
@@ -32,6 +36,7 @@ class Account(BaseModel):
         indexes = (
             (("workspace", "platform", "sandbox", "platform_user_id"), True),
             (("workspace", "created_at"), False),
+            (("status", "refresh_at"), False),
         )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 
-from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField
+from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..apikeys import random_base62
 from .account import check_account_cap
@@ -27,6 +27,10 @@ class ConnectSession(BaseModel):
     created_at = DateTimeField()
     expires_at = DateTimeField(index=True)
     used_at = DateTimeField(null=True)
+    # Live flows: sha256 of the OAuth `state` sent to the platform (the callback finds the
+    # session by it) and the encrypted PKCE verifier, for platforms that use one.
+    oauth_state_hash = CharField(max_length=64, null=True, unique=True)
+    oauth_verifier = TextField(null=True)
 
 
 class SessionUnusable(Exception):

@@ -93,6 +93,7 @@ def delivery_view(delivery: Delivery, attempts: list[DeliveryAttempt]) -> dict:
         "event": event.type,
         "post_id": event.post_id,
         "target_id": event.target_id,
+        "account_id": event.account_id,
         "status": delivery.status,
         "attempts": [
             {"number": a.number, "attempted_at": isoformat(a.attempted_at), "status_code": a.status_code,

@@ -62,10 +62,22 @@ class Target(BaseModel):
     # so a worker whose lease was taken back can no longer settle the target.
     attempts = IntegerField(default=0)
     lease_expires_at = DateTimeField(null=True)
+    # What the platform adapter saved between steps (JSON: container ids, upload ids...) and
+    # when its next step is due, for a `processing` target nobody holds (fanout/platforms/base.py).
+    state = TextField(null=True)
+    next_check_at = DateTimeField(null=True)
     updated_at = DateTimeField()
 
     class Meta:
-        indexes = ((("post", "position"), True), (("status", "updated_at"), False))
+        indexes = (
+            (("post", "position"), True),
+            (("status", "updated_at"), False),
+            (("status", "next_check_at"), False),
+        )
+
+    @property
+    def saved_state(self) -> dict:
+        return json.loads(self.state) if self.state else {}
 
 
 class PostPlatform(BaseModel):

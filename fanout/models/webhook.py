@@ -10,7 +10,7 @@ from .db import BaseModel, write_transaction
 from .errors import NotFound, PlanLimitExceeded
 from .workspace import Workspace, lock_workspace
 
-EVENTS = ("post.completed", "post.failed")
+EVENTS = ("post.completed", "post.failed", "account.expired")
 
 
 class Webhook(BaseModel):

@@ -1,0 +1,174 @@
+"""The seam between the publishing engine and a platform (docs/architecture.md#platforms).
+
+An adapter takes plain values (an app's credentials, a token, a caption, media, the state
+it saved last time) and returns plain values; it imports no models and writes nothing
+itself. The engine (fanout/tasks/publishing.py) owns the database: it saves what an
+adapter hands to `Step.save` before the adapter makes a call that creates something, and
+it decides what happens after a `Done`, `Wait` or `Retry`.
+
+Publishing is a sequence of steps. Each `publish` call does one short piece of work (one
+or a few platform calls) and answers:
+- `Done(outcome)`: the target is settled, published or failed;
+- `Wait(until, state)`: the platform is working (a container processing); call again at
+  `until` with `state`;
+- `Retry(after, state, reason)`: a transient failure before anything was created, or an
+  ambiguous one after which the next step must read back what exists; the engine bounds
+  how many retries a target gets.
+A worker thread never sleeps between steps: a scheduled task or the sweeper runs the next.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
+
+from .rules import PlatformRules
+
+State = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What publishing a target came to: an external URL, or an error code and message."""
+
+    external_url: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+    @property
+    def published(self) -> bool:
+        return self.error_code is None
+
+
+def failed(code: str, message: str) -> "Done":
+    return Done(Outcome(error_code=code, error_message=message))
+
+
+def published(external_url: str) -> "Done":
+    return Done(Outcome(external_url=external_url))
+
+
+@dataclass(frozen=True)
+class Done:
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class Wait:
+    until: _dt.datetime
+    state: State
+
+
+@dataclass(frozen=True)
+class Retry:
+    after: _dt.datetime
+    state: State
+    reason: str
+
+
+Result = Done | Wait | Retry
+
+
+@dataclass(frozen=True)
+class App:
+    """The credentials of the app registered with a platform (FANOUT_<P>_CLIENT_ID/SECRET)."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Tokens and the identity a platform granted, from a connect flow or a refresh.
+
+    `refresh_token` None means the platform did not send one: the stored one is kept
+    (a refresh never replaces a refresh token with nothing).
+    """
+
+    access_token: str = field(repr=False)
+    refresh_token: str | None = field(default=None, repr=False)
+    expires_at: _dt.datetime | None = None
+    user_id: str | None = None
+    username: str | None = None
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """Where to send the browser, and what the callback will need again (a PKCE verifier)."""
+
+    url: str
+    verifier: str | None = None
+
+
+class AuthFailed(Exception):
+    """The platform refused a code exchange or a refresh: the user must connect again.
+
+    `reason` is for the log and the account's page; it never holds a token.
+    """
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Job:
+    """One target to publish, as plain values."""
+
+    target_id: str
+    platform: str
+    user_id: str  # the platform's id of the account
+    username: str
+    access_token: str = field(repr=False)
+    caption: str
+    media: tuple[Mapping[str, str], ...]  # {"url", "type"} items, in the post's order
+    state: State  # what the last step saved ({} at first)
+    simulate_error: str | None = None  # sandbox posts only
+    # The account's targets published in the last 24 hours, counted by the engine, for
+    # platforms with a daily publishing cap.
+    published_last_24h: int = 0
+
+
+class Step(Protocol):
+    """What an adapter may use while it runs one step."""
+
+    http: Any  # fanout.platforms.http.PlatformHttp: the platform's API, hosts rewritten
+    outbound: Any  # fanout.outbound.Outbound: the guard for URLs clients choose (media)
+    settings: Any  # fanout.settings.Settings
+
+    def now(self) -> _dt.datetime: ...
+
+    def sleep(self, seconds: float) -> None:
+        """Time a call is in flight (the sandbox's simulated latency); never used to wait."""
+
+    def save(self, state: State) -> None:
+        """Store `state` on the target before a call that creates something; raises
+        LeaseLost if the target is no longer this worker's to publish."""
+
+
+class LeaseLost(Exception):
+    """The target was taken back from this worker (its lease ran out): stop, send nothing."""
+
+
+class Adapter(Protocol):
+    """One platform. `connect`/`refresh`/`publish` are None until the platform is live."""
+
+    name: str
+    title: str
+    rules: PlatformRules
+    hosts: tuple[str, ...]  # the real hosts it calls, for FANOUT_PLATFORM_HOSTS and docs
+    scopes: tuple[str, ...]
+
+    def authorize(self, app: App, redirect_uri: str, state: str) -> Authorization: ...
+
+    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None) -> Grant: ...
+
+    def refresh(self, http, app: App, access_token: str, refresh_token: str | None) -> Grant: ...
+
+    def refresh_due(self, expires_at: _dt.datetime) -> _dt.datetime:
+        """When a token expiring at `expires_at` should be refreshed (before jitter)."""
+
+    def publish(self, step: Step, job: Job) -> Result: ...
+
+
+Clock = Callable[[], _dt.datetime]

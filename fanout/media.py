@@ -5,7 +5,7 @@ Plain values only: each platform's limits are in the table of `fanout/platforms/
 and `fanout/media_fetch.py` fetches a file and reads what it is. This module imports
 nothing heavy, so the request rules that read the table stay quick to load.
 
-A failure is one `MediaFailure` carrying the target error code it fails with:
+A failure is one `MediaProblem` carrying the target error code it fails with:
 `media_download_failed` (the file could not be fetched) or `unsupported_media_for_platform`
 (it was fetched and the platform does not take it).
 """
@@ -111,7 +111,7 @@ class MediaInfo:
     duration: float | None = None  # seconds; videos whose format tells it (TIMED_FORMATS)
 
 
-class MediaFailure(Exception):
+class MediaProblem(Exception):
     """A media item its target cannot publish; `code` is the target's error code.
 
     The message names the item and the rule, never the URL's query (it may hold a token).
@@ -123,12 +123,12 @@ class MediaFailure(Exception):
         self.message = message
 
 
-def download_failed(item: str, reason: str) -> MediaFailure:
-    return MediaFailure("media_download_failed", f"{item} could not be downloaded: {reason}")
+def download_failed(item: str, reason: str) -> MediaProblem:
+    return MediaProblem("media_download_failed", f"{item} could not be downloaded: {reason}")
 
 
-def unsupported(item: str, reason: str) -> MediaFailure:
-    return MediaFailure("unsupported_media_for_platform", f"{item}: {reason}")
+def unsupported(item: str, reason: str) -> MediaProblem:
+    return MediaProblem("unsupported_media_for_platform", f"{item}: {reason}")
 
 
 def format_problem(limits: MediaLimits, kind: Kind, format: str | None) -> str | None:

@@ -1,7 +1,7 @@
 """Fetching one media URL through the guard and reading what the file is
 (docs/platforms.md#media-files; README "Media checks").
 
-`inspect` says what the file at a URL is, or raises `MediaFailure`; `fetch` does the same
+`inspect` says what the file at a URL is, or raises `MediaProblem`; `fetch` does the same
 and hands back the file as well, for adapters that upload the bytes themselves (X, TikTok
 FILE_UPLOAD). Both take the outbound client and the platform's limits as parameters.
 
@@ -30,7 +30,7 @@ from .media import (
     FORMATS,
     TIMED_FORMATS,
     Kind,
-    MediaFailure,
+    MediaProblem,
     MediaInfo,
     MediaLimits,
     download_failed,
@@ -75,18 +75,18 @@ class FetchedMedia:
 
 
 def inspect(outbound: Outbound, url: str, limits: MediaLimits, kind: Kind, *,
-            item: str = "media item") -> MediaInfo:
+            label: str = "media item") -> MediaInfo:
     """What the file at `url` is, if the platform of `limits` takes it as `kind`; else
-    MediaFailure. `item` names it in messages (e.g. "media[2]")."""
-    with fetch(outbound, url, limits, kind, item=item) as media:
+    MediaProblem. `label` names the item in messages (e.g. "media[2]")."""
+    with fetch(outbound, url, limits, kind, label=label) as media:
         return media.info
 
 
-def fetch(outbound: Outbound, url: str, limits: MediaLimits, kind: Kind, *, item: str = "media item",
+def fetch(outbound: Outbound, url: str, limits: MediaLimits, kind: Kind, *, label: str = "media item",
           directory: str | None = None) -> FetchedMedia:
     """`inspect`, keeping the file: spooled in memory up to SPOOL_BYTES, then on disk in
     `directory` (default: the system's temporary directory)."""
-    where = f"{item} ({describe(url)})"
+    where = f"{label} ({describe(url)})"
     file = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES, dir=directory)
     try:
         spool = _Spool(file, limits, kind, where)
@@ -129,7 +129,7 @@ def describe(url: str) -> str:
 
 class _Spool:
     """Where the body is written: sniffs the format from the first bytes and holds the
-    download to that format's byte cap, raising MediaFailure at once when either fails."""
+    download to that format's byte cap, raising MediaProblem at once when either fails."""
 
     def __init__(self, file: IO[bytes], limits: MediaLimits, kind: Kind, where: str) -> None:
         self.file = file
@@ -215,4 +215,4 @@ def _duration(file: IO[bytes], format: str, where: str) -> float:
         raise unsupported(where, f"its {FORMATS[format].label} structure has no readable duration (moov atom)") from None
 
 
-__all__ = ["FetchedMedia", "MediaFailure", "describe", "fetch", "inspect", "sniff"]
+__all__ = ["FetchedMedia", "MediaProblem", "describe", "fetch", "inspect", "sniff"]

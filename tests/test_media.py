@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from fanout.media import FORMATS, MediaFailure
+from fanout.media import FORMATS, MediaProblem
 from fanout.media_fetch import describe, fetch, inspect, sniff
 from fanout.outbound import Outbound
 from fanout.platforms.rules import RULES
@@ -157,8 +157,8 @@ def limits(platform: str):
     return RULES[platform].media_limits
 
 
-def failure_of(call) -> MediaFailure:
-    with pytest.raises(MediaFailure) as caught:
+def failure_of(call) -> MediaProblem:
+    with pytest.raises(MediaProblem) as caught:
         call()
     return caught.value
 
@@ -390,7 +390,7 @@ def test_too_many_redirects_fail_the_download(site):
 def test_messages_name_the_item_but_never_the_query(site, page):
     site.pages["/v/clip.mp4"] = page
     url = site.url("/v/clip.mp4?token=s3cr3t&sig=abc")
-    failure = failure_of(lambda: inspect(loopback(), url, limits("x"), "video", item="media[2]"))
+    failure = failure_of(lambda: inspect(loopback(), url, limits("x"), "video", label="media[2]"))
     assert failure.message.startswith("media[2] (127.0.0.1/v/clip.mp4)")
     assert "s3cr3t" not in str(failure) and "sig=" not in str(failure)
 

@@ -121,7 +121,8 @@ def _preflight(rt, post, target) -> Done | None:
     problem = caption_problem(target.platform, post.caption)
     if problem:
         return failed("caption_too_long", problem)
-    from ..media import MediaProblem, inspect  # noqa: PLC0415 (lands with the media checks)
+    # Imported here: Pillow and mutagen load only in the processes that publish.
+    from ..media_fetch import MediaProblem, inspect  # noqa: PLC0415
 
     limits = REGISTRY[target.platform].rules.media_limits
     for index, item in enumerate(post.media_list):

@@ -39,6 +39,8 @@ class Runtime:
     # what the process records for Prometheus (a fanout.metrics.Metrics).
     tasks: Any = None
     outbound: Any = None
+    # The same guard with a deadline fit for media files (hundreds of MB for a video).
+    media_outbound: Any = None
     platform_http: Any = None
     throttle: Any = None
     lane: Any = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 
+from ..media_fetch import MediaProblem, inspect
 from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
@@ -121,12 +122,12 @@ def _preflight(rt, post, target) -> Done | None:
     problem = caption_problem(target.platform, post.caption)
     if problem:
         return failed("caption_too_long", problem)
-    from ..media import MediaProblem, inspect  # noqa: PLC0415 (lands with the media checks)
+    # Imported here: Pillow and mutagen load only in the processes that publish.
 
     limits = REGISTRY[target.platform].rules.media_limits
     for index, item in enumerate(post.media_list):
         try:
-            inspect(rt.outbound, item["url"], limits, kind=item["type"], label=f"media[{index}]")
+            inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"media[{index}]")
         except MediaProblem as e:
             return failed(e.code, e.message)
     return None

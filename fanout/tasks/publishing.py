@@ -50,6 +50,8 @@ class Run:
         self.settings = rt.settings
         self.sleep = rt.sleep
         self.lease = _dt.timedelta(seconds=rt.settings.publish_lease)
+        self.saved = None  # the last state saved, what a replay starts from
+
 
     def now(self) -> _dt.datetime:
         return self.rt.now()
@@ -58,6 +60,7 @@ class Run:
         with db.connection_context():
             if not save_state(self.target, dict(state), self.rt.now(), self.lease):
                 raise LeaseLost(self.target.id)
+        self.saved = dict(state)
 
 
 def publish_target(rt, target_id: str) -> None:
@@ -113,7 +116,9 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
         return result
     with db.connection_context():
         account = Account.get_by_id(account.id)
-    return platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
+    # From what the failed step last saved: a marker it left must be reconciled, not skipped.
+    replay = run.saved if run.saved is not None else state
+    return platform.adapter.publish(run, _job(rt, post, target, account, replay, recent))
 
 
 def _preflight(rt, post, target) -> Done | None:
@@ -160,6 +165,9 @@ def _settle(rt, target, state, result: Result) -> None:
             until = max(result.after, now + _dt.timedelta(seconds=delay - jitter))
             log.info("target %s: retry %d at %s (%s)", target.id, retries, until.isoformat(), result.reason)
             result = Wait(until=until, state={**result.state, "_retries": retries})
+    elif isinstance(result, Wait):
+        # Progress: the count is of transient failures in a row.
+        result = Wait(until=result.until, state={k: v for k, v in result.state.items() if k != "_retries"})
     if isinstance(result, Wait):
         with db.connection_context():
             parked = park(target, dict(result.state), result.until, now)

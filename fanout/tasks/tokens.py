@@ -47,7 +47,8 @@ def refresh_account(rt, account_id: str) -> Refresh:
     keyring = rt.keyring
     refresh_token = keyring.decrypt(account.refresh_token) if account.refresh_token else None
     try:
-        grant = platform.adapter.refresh(rt.platform_http, app, keyring.decrypt(account.access_token), refresh_token)
+        grant = platform.adapter.refresh(rt.platform_http, app, keyring.decrypt(account.access_token), refresh_token,
+                                         now=rt.now())
     except AuthFailed as e:
         log.info("account %s: %s refused the token refresh (%s); the account is expired", account_id,
                  platform.title, e.reason)

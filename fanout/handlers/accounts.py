@@ -4,10 +4,10 @@ from __future__ import annotations
 from urllib.parse import urlencode, urlsplit
 
 from .. import runtime
-from ..errors import validation_error
 from ..models.account import disconnect_account as _disconnect
 from ..models.account import list_accounts as _list
 from ..models.connect_session import start_session
+from ..problems import InvalidRequest
 from ..times import isoformat
 from . import api_call, known_id, no_content
 
@@ -30,7 +30,7 @@ def list_accounts(token_info, platform=None, status=None, sandbox=None):
 
 
 def _check_redirect_url(url: str) -> str:
-    problem = validation_error("redirect_url: must be an absolute http(s) URL without user info")
+    problem = InvalidRequest("redirect_url: must be an absolute http(s) URL without user info")
     try:
         parts = urlsplit(url)
     except ValueError:

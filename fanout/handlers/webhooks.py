@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from .. import cursors, runtime
-from ..errors import validation_error
 from ..models import deliveries
 from ..models import webhook as webhooks
 from ..netguard import UnsafeURL, check_url
+from ..problems import InvalidRequest
 from ..times import isoformat
 from . import api_call, known_id, no_content
 
@@ -25,7 +25,7 @@ def create_webhook(body, token_info):
     try:
         check_url(body["url"], rt.resolve, insecure=rt.settings.insecure_urls)
     except UnsafeURL as e:
-        raise validation_error(f"url: {e}") from None
+        raise InvalidRequest(f"url: {e}") from None
     webhook, secret = webhooks.create_webhook(rt, token_info["workspace_id"], url=body["url"], events=body["events"])
     return {**webhook_view(webhook), "secret": secret}, 201
 

@@ -5,8 +5,8 @@ import datetime as _dt
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
+from ..problems import NotFound, PlanLimitExceeded
 from .db import BaseModel, write_transaction
-from .errors import NotFound, PlanLimitExceeded
 from .lifecycle import fail_pending_targets
 from .workspace import Workspace, lock_workspace
 

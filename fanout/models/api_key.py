@@ -6,8 +6,8 @@ import os
 from peewee import CharField, DateTimeField, ForeignKeyField
 
 from .. import apikeys
+from ..problems import InvalidRequest, NotFound, PlanLimitExceeded
 from .db import BaseModel, locked, write_transaction
-from .errors import NotFound, PlanLimitExceeded
 from .workspace import Workspace
 
 
@@ -37,7 +37,7 @@ def count_active_keys(workspace_id: str) -> int:
 def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
     """A new key and its string, which is never stored and so can be shown only now."""
     if mode not in apikeys.PREFIXES:
-        raise ValueError("mode is live or sandbox")
+        raise InvalidRequest("mode is live or sandbox")
     key_string, parts = apikeys.generate(mode, rt.randbytes)
     salt = rt.randbytes(16).hex()
     with write_transaction():

@@ -7,9 +7,9 @@ import hashlib
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..apikeys import random_base62
+from ..problems import NotFound
 from .account import check_account_cap
 from .db import BaseModel, write_transaction
-from .errors import NotFound
 from .workspace import Workspace
 
 LIFETIME = _dt.timedelta(minutes=30)

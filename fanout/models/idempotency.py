@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
 
+from ..problems import DuplicateRequest
 from .db import BaseModel, write_transaction
-from .errors import DuplicateRequest
 from .workspace import Workspace
 
 WINDOW = _dt.timedelta(hours=24)

@@ -5,9 +5,9 @@ import json
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple, fn
 
+from ..problems import NotFound
 from ..times import isoformat
 from .db import BaseModel, children_of
-from .errors import NotFound
 from .workspace import Workspace
 
 IN_FLIGHT = ("pending", "processing")

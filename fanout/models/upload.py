@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from ..netguard import UnsafeURL, parse_url
 from ..platforms import rules
+from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import idempotency
 from .account import Account
 from .db import write_transaction
-from .errors import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from .post import Post, PostPlatform, Target, derive_status, post_view
 from .usage import count_post
 from .workspace import lock_workspace

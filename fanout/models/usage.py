@@ -5,8 +5,8 @@ import datetime as _dt
 
 from peewee import CharField, ForeignKeyField, IntegerField
 
+from ..problems import PlanLimitExceeded
 from .db import BaseModel
-from .errors import PlanLimitExceeded
 from .workspace import Workspace
 
 

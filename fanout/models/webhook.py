@@ -6,8 +6,8 @@ import base64
 from peewee import CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..plans import WEBHOOKS_PER_WORKSPACE
+from ..problems import NotFound, PlanLimitExceeded
 from .db import BaseModel, write_transaction
-from .errors import NotFound, PlanLimitExceeded
 from .workspace import Workspace, lock_workspace
 
 EVENTS = ("post.completed", "post.failed", "account.expired")

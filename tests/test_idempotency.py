@@ -3,7 +3,7 @@ import pytest
 
 from fanout.models import IdempotencyRecord, Post, db
 from fanout.models.idempotency import claim, fingerprint
-from fanout.models.usage import posts_this_month
+from fanout.models.caps import posts_this_month
 from fanout.tasks.maintenance import purge_idempotency_keys
 
 from .conftest import connect_sandbox_account

@@ -4,11 +4,8 @@ from __future__ import annotations
 import datetime as _dt
 
 from .. import runtime
-from ..models.account import count_accounts
-from ..models.api_key import count_active_keys
-from ..models.usage import next_month_start, posts_this_month
-from ..models.webhook import count_webhooks
-from ..plans import WEBHOOKS_PER_WORKSPACE, get_plan
+from ..models import caps
+from ..plans import get_plan
 from ..times import isoformat
 from . import api_call
 
@@ -20,18 +17,15 @@ def _cap(limit: int, used: int | None, resets_at: _dt.datetime | None = None) ->
 @api_call
 def get_usage(token_info):
     now = runtime.current().now()
-    workspace_id = token_info["workspace_id"]
     plan = get_plan(token_info["plan"])
     # The counter already counted this request (fanout.throttle); None while its store is down.
     rate = token_info.get("rate")
     requests = _cap(plan.requests_per_minute, None)
     if rate is not None:
         requests = _cap(rate.limit, rate.limit - rate.remaining, now + _dt.timedelta(seconds=rate.reset))
+    held = caps.usage(token_info["workspace_id"], plan, now)
     return {
         "plan": plan.name,
-        "posts": _cap(plan.posts_per_month, posts_this_month(workspace_id, now), next_month_start(now)),
-        "accounts": _cap(plan.accounts, count_accounts(workspace_id)),
-        "api_keys": _cap(plan.keys, count_active_keys(workspace_id)),
-        "webhooks": _cap(WEBHOOKS_PER_WORKSPACE, count_webhooks(workspace_id)),
+        **{name: _cap(use.limit, use.used, use.resets_at) for name, use in held.items()},
         "requests": requests,
     }, 200

@@ -8,7 +8,7 @@ from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, Text
 
 from ..apikeys import random_base62
 from ..problems import NotFound
-from .account import check_account_cap
+from . import caps
 from .db import BaseModel, write_transaction
 from .workspace import Workspace
 
@@ -50,7 +50,7 @@ def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redire
     workspace = Workspace.get_or_none(Workspace.id == workspace_id)
     if workspace is None:
         raise NotFound(f"no workspace {workspace_id}")
-    check_account_cap(workspace)
+    caps.check_accounts(workspace)
     token = random_base62(TOKEN_LENGTH, rt.randbytes)
     now = rt.now()
     with write_transaction():

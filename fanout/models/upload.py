@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from ..netguard import UnsafeURL, parse_url
 from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
-from . import idempotency
+from . import caps, idempotency
 from .account import Account
 from .db import write_transaction
 from .post import Post, PostPlatform, Target, derive_status, post_view
-from .usage import count_post
 from .workspace import lock_workspace
 
 
@@ -137,7 +136,7 @@ def create_post(rt, workspace_id: str, draft: Draft, claim: idempotency.Claim | 
         workspace = lock_workspace(workspace_id)
         destinations = resolve_destinations(workspace_id, draft)
         check_media(destinations, draft.media)
-        count_post(workspace, now)
+        caps.count_post(workspace, now)
         post = Post.create(
             id=rt.new_id("post"),
             workspace=workspace,

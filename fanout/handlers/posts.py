@@ -9,9 +9,10 @@ from .. import cursors, runtime
 from ..models import idempotency
 from ..models.post import get_post as _get_post
 from ..models.post import list_posts as _list_posts
-from ..models.post import post_summary, post_view, targets_of
+from ..models.post import targets_of
 from ..models.upload import create_post as _create_post
 from ..models.upload import draft_from_request
+from ..views import page_view, post_summary, post_view
 from . import api_call, known_id
 
 UPLOAD_PATH = "/v1/upload"
@@ -61,8 +62,5 @@ def list_posts(token_info, limit=20, cursor=None, status=None, platform=None):
     after = cursors.after(rt.keyring, workspace_id, cursor)
     posts, has_more = _list_posts(workspace_id, limit=limit, after=after, status=status, platform=platform)
     targets = targets_of([p.id for p in posts])
-    return {
-        "data": [post_summary(p, targets[p.id]) for p in posts],
-        "next_cursor": cursors.next_cursor(rt.keyring, workspace_id, posts, has_more),
-        "has_more": has_more,
-    }, 200
+    summaries = [post_summary(p, targets[p.id]) for p in posts]
+    return page_view(summaries, cursors.next_cursor(rt.keyring, workspace_id, posts, has_more), has_more), 200

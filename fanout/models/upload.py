@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from ..netguard import UnsafeURL, parse_url
 from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
+from ..views import post_view
 from . import caps, idempotency
 from .account import Account
 from .db import write_transaction
-from .post import Post, PostPlatform, Target, derive_status, post_view
+from .post import Post, PostPlatform, Target, derive_status
 from .workspace import lock_workspace
 
 

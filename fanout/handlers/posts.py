@@ -24,20 +24,17 @@ def create_post(body, token_info):
     rt = runtime.current()
     workspace_id = token_info["workspace_id"]
     draft = draft_from_request(body, token_info["mode"], insecure_urls=rt.settings.insecure_urls)
+
+    def create() -> tuple[int, dict]:
+        return 201, post_view(*_create_post(rt, workspace_id, draft))
+
     key = request.headers.get("idempotency-key")
-    claim = None
-    if key is not None:
-        claim = idempotency.claim(workspace_id, key, idempotency.fingerprint(UPLOAD_PATH, body), rt.now())
-        if claim.record_id is None:
-            return claim.replay_body, claim.replay_status, {"Idempotent-Replayed": "true"}
-    try:
-        _, created = _create_post(rt, workspace_id, draft, claim)
-    except BaseException:
-        if claim is not None:
-            idempotency.release(claim)
-        raise
-    _wake_publishers(rt, created)
-    return created, 201
+    answer = idempotency.once(workspace_id, key, UPLOAD_PATH, body, rt.now(), create)
+    if answer.replayed:
+        return answer.body, answer.status, {"Idempotent-Replayed": "true"}
+    rt.metrics.post_created(draft.sandbox)
+    _wake_publishers(rt, answer.body)
+    return answer.body, answer.status
 
 
 def _wake_publishers(rt, post: dict) -> None:

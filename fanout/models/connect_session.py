@@ -7,9 +7,9 @@ import hashlib
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..apikeys import random_base62
-from .account import check_account_cap
+from ..problems import NotFound
+from . import caps
 from .db import BaseModel, write_transaction
-from .errors import NotFound
 from .workspace import Workspace
 
 LIFETIME = _dt.timedelta(minutes=30)
@@ -50,7 +50,7 @@ def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redire
     workspace = Workspace.get_or_none(Workspace.id == workspace_id)
     if workspace is None:
         raise NotFound(f"no workspace {workspace_id}")
-    check_account_cap(workspace)
+    caps.check_accounts(workspace)
     token = random_base62(TOKEN_LENGTH, rt.randbytes)
     now = rt.now()
     with write_transaction():

@@ -127,3 +127,25 @@ def list_view(items: list[dict]) -> dict:
 def page_view(items: list[dict], next_cursor: str | None, has_more: bool) -> dict:
     """One page of a keyset-paged list (docs/decisions.md#lists)."""
     return {"data": items, "next_cursor": next_cursor, "has_more": has_more}
+
+
+def target_event(event_id: str, kind: str, target, now: _dt.datetime) -> dict:
+    """The body of a `post.*` event (docs/decisions.md#events; contracts/events/post_event.schema.json)."""
+    detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
+    if target.status == "published":
+        detail["external_url"] = target.external_url
+    else:
+        detail.update(error_code=target.error_code, error_message=target.error_message)
+    return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
+
+
+def account_event(event_id: str, kind: str, account, reason: str, now: _dt.datetime) -> dict:
+    """The body of an `account.*` event (contracts/events/account_event.schema.json)."""
+    return {
+        "id": event_id,
+        "event": kind,
+        "account": {"id": account.id, "platform": account.platform, "username": account.username,
+                    "status": account.status},
+        "reason": reason,
+        "timestamp": isoformat(now),
+    }

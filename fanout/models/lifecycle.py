@@ -14,7 +14,7 @@ import datetime as _dt
 import json
 
 from ..platforms.base import Outcome
-from ..times import isoformat
+from .. import views
 from .db import locked, write_transaction
 from .event import record_event
 from .post import Post, Target, derive_status
@@ -114,18 +114,9 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    return record_event(rt, post.workspace_id, kind, lambda event_id: event_payload(event_id, kind, target, now),
+    return record_event(rt, post.workspace_id, kind, lambda event_id: views.target_event(event_id, kind, target, now),
                         now, post=post.id, target=target.id)
 
-
-def event_payload(event_id: str, kind: str, target: Target, now: _dt.datetime) -> dict:
-    """The event body of docs/decisions.md#events, `id`, `target.id` and `target.account_id` included."""
-    detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
-    if target.status == "published":
-        detail["external_url"] = target.external_url
-    else:
-        detail.update(error_code=target.error_code, error_message=target.error_message)
-    return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
 
 
 def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from ..platforms.base import Grant
-from ..times import isoformat
+from .. import views
 from .account import Account
 from .db import write_transaction
 from .event import record_event
@@ -67,20 +67,9 @@ def expire_account(rt, account_id: str, reason: str) -> list[str]:
             return []  # already expired (another worker saw the same refusal) or disconnected
         account = Account.get_by_id(account_id)
         return record_event(rt, account.workspace_id, "account.expired",
-                            lambda event_id: account_event_payload(event_id, "account.expired", account, reason, now),
+                            lambda event_id: views.account_event(event_id, "account.expired", account, reason, now),
                             now, account_id=account.id)
 
-
-def account_event_payload(event_id: str, kind: str, account: Account, reason: str, now: _dt.datetime) -> dict:
-    """The body of an event about an account (openapi.yaml, AccountEvent)."""
-    return {
-        "id": event_id,
-        "event": kind,
-        "account": {"id": account.id, "platform": account.platform, "username": account.username,
-                    "status": account.status},
-        "reason": reason,
-        "timestamp": isoformat(now),
-    }
 
 
 def due_refreshes(now: _dt.datetime, limit: int = 200) -> list[str]:

@@ -19,6 +19,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -578,3 +579,17 @@ def wait_for(predicate, seconds: float = 30, what: str = "condition"):
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def serving(server):
+    """Serve a test HTTP server (a `ThreadingHTTPServer` with a `release` event) on a thread
+    for the length of a fixture; its handlers are released and the thread joined after."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

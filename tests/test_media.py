@@ -25,7 +25,7 @@ from fanout.outbound import Outbound
 from fanout.platforms.rules import RULES
 
 from . import media_files as files
-from .conftest import PUBLIC_IP, FakeResolver
+from .conftest import PUBLIC_IP, FakeResolver, serving
 
 ANOTHER_PUBLIC_IP = "93.184.216.35"
 DEAD_LOOPBACK = "127.0.0.2"  # nothing listens there
@@ -107,27 +107,17 @@ class Site(ThreadingHTTPServer):
         pass  # clients that stop reading on purpose
 
 
-def _serve(server: Site):
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 @pytest.fixture
 def site():
-    yield from _serve(Site())
+    yield from serving(Site())
 
 
 @pytest.fixture
 def private_site():
     """Stands for a server on the private network: no test may reach it."""
-    yield from _serve(Site())
+    yield from serving(Site())
 
 
 @pytest.fixture
@@ -136,7 +126,7 @@ def public_site(ca, network):
     reached (through `network`) on loopback."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("media.example.com", "cdn.example.com").configure_cert(context)
-    for server in _serve(Site(context)):
+    for server in serving(Site(context)):
         network.routes[(PUBLIC_IP, 443)] = ("127.0.0.1", server.port)
         network.routes[(ANOTHER_PUBLIC_IP, 443)] = ("127.0.0.1", server.port)
         yield server

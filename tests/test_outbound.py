@@ -19,7 +19,7 @@ import pytest
 
 from fanout.outbound import Outbound, OutboundError
 
-from .conftest import PUBLIC_IP, Network
+from .conftest import PUBLIC_IP, Network, serving
 
 ANOTHER_PUBLIC_IP = "93.184.216.35"
 DEAD_LOOPBACK = "127.0.0.2"  # on loopback, but nothing listens there: connecting is refused
@@ -184,28 +184,18 @@ class Receiver(ThreadingHTTPServer):
         pass  # clients cut off on purpose, and rejected handshakes, are expected here
 
 
-def _serve(server: Receiver):
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 @pytest.fixture
 def receiver():
-    yield from _serve(Receiver())
+    yield from serving(Receiver())
 
 
 @pytest.fixture
 def tls_receiver(ca):
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("hooks.example.com", "cdn.example.com").configure_cert(context)
-    yield from _serve(Receiver(context))
+    yield from serving(Receiver(context))
 
 
 class Resolver:
@@ -619,7 +609,7 @@ def test_stream_follows_a_redirect_to_another_public_host(tls_receiver, ca_bundl
 @pytest.fixture
 def private_receiver():
     """A server standing for something on the private network: it must never be reached."""
-    yield from _serve(Receiver())
+    yield from serving(Receiver())
 
 
 PRIVATE_TARGETS = [

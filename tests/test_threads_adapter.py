@@ -21,8 +21,7 @@ from fanout.platforms.http import PlatformHttp, parse_hosts
 
 from .conftest import FakeClock, free_port
 from .emulators.clock import EmulatorClock
-from .emulators.media import jpeg_bytes, mp4_bytes, png_bytes
-from .emulators.media_server import MediaServer
+from .emulators.media_server import sample_media_server
 from .emulators.threads import ThreadsEmulator
 
 START = dt.datetime(2026, 11, 22, 10, 0)
@@ -100,10 +99,7 @@ def clocks(emulator) -> Clocks:
 
 @pytest.fixture(scope="module")
 def media():
-    with MediaServer() as server:
-        server.put("/photo.jpg", jpeg_bytes(640, 480), "image/jpeg")
-        server.put("/photo.png", png_bytes(640, 480), "image/png")
-        server.put("/clip.mp4", mp4_bytes(3.0), "video/mp4")
+    with sample_media_server() as server:
         yield server
 
 

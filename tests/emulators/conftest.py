@@ -7,8 +7,7 @@ import pytest
 import requests
 
 from .clock import EmulatorClock
-from .media import jpeg_bytes, mp4_bytes, png_bytes
-from .media_server import MediaServer
+from .media_server import sample_media_server
 from .threads import ThreadsEmulator
 
 START = dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.timezone.utc)
@@ -25,10 +24,7 @@ def threads():
 @pytest.fixture
 def media_server():
     """A loopback media server with /photo.jpg, /photo.png and /clip.mp4."""
-    with MediaServer() as server:
-        server.put("/photo.jpg", jpeg_bytes(640, 480), "image/jpeg")
-        server.put("/photo.png", png_bytes(640, 480), "image/png")
-        server.put("/clip.mp4", mp4_bytes(3.0), "video/mp4")
+    with sample_media_server() as server:
         yield server
     assert not server.errors, server.errors[0]
 

@@ -32,3 +32,14 @@ class MediaServer(EmulatorServer):
             return Response(404, b"not found", {"Content-Type": "text/plain"})
         data, content_type = found
         return Response(200, data, {"Content-Type": content_type})
+
+
+def sample_media_server() -> MediaServer:
+    """A media server holding /photo.jpg, /photo.png (640x480) and /clip.mp4 (3 s); start it."""
+    from .media import jpeg_bytes, mp4_bytes, png_bytes
+
+    server = MediaServer()
+    server.put("/photo.jpg", jpeg_bytes(640, 480), "image/jpeg")
+    server.put("/photo.png", png_bytes(640, 480), "image/png")
+    server.put("/clip.mp4", mp4_bytes(3.0), "video/mp4")
+    return server

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from fanout.models import Account, db
-from fanout.tasks import publishing
+from fanout.tasks import publishing, tokens
 
 from .conftest import run_queue
 from .emulators.media import jpeg_bytes
@@ -240,3 +240,45 @@ def test_a_publish_whose_connection_drops_after_publishing_leaves_exactly_one_po
     assert target["status"] == "published" and target["external_url"] == posts(emulator)[0].permalink
     assert len(posts(emulator)) == 1
 
+
+
+def stored(account_id) -> Account:
+    with db.connection_context():
+        return Account.get_by_id(account_id)
+
+
+def test_the_periodic_refresh_renews_a_token_whose_refresh_time_came(live, headers, account, emulator, rt, clock):
+    before = stored(account)
+    assert tokens.refresh_due_tokens(rt) == {}  # not due yet
+    days = (before.refresh_at - clock.now).days + 1
+    clock.advance(days=days)
+    emulator.advance(days * 86400)
+    assert tokens.refresh_due_tokens(rt) == {account: "refreshed"}
+    after = stored(account)
+    assert rt.keyring.decrypt(after.access_token) != rt.keyring.decrypt(before.access_token)
+    assert after.token_expires_at > before.token_expires_at and after.refresh_at > clock.now
+    post = upload(live, headers)  # the new token publishes
+    run_queue(rt, clock)
+    assert read(live, headers, post["id"])["targets"][0]["status"] == "published"
+
+
+def test_a_refused_periodic_refresh_expires_the_account_with_its_event(
+        live, headers, account, hook, httpserver, emulator, rt, clock):
+    days = (stored(account).refresh_at - clock.now).days + 1
+    clock.advance(days=days)
+    emulator.advance(days * 86400)
+    emulator.fail_refresh()
+    assert tokens.refresh_due_tokens(rt) == {account: "expired"}
+    run_queue(rt, clock)  # sends the event
+    assert stored(account).status == "expired"
+    assert [e["event"] for e in events(httpserver)] == ["account.expired"]
+
+
+def test_a_refresh_the_platform_cannot_answer_leaves_the_account_active_and_tries_later(
+        live, headers, account, emulator, rt, clock):
+    days = (stored(account).refresh_at - clock.now).days + 1
+    clock.advance(days=days)
+    emulator.advance(days * 86400)
+    emulator.fail("GET", r"/refresh_access_token$", 503, {"error": {"message": "busy", "code": 2}})
+    assert tokens.refresh_due_tokens(rt) == {account: "failed"}
+    assert stored(account).status == "active" and stored(account).refresh_at > clock.now

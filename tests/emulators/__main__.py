@@ -63,15 +63,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # Both set explicitly: a process started in the background of a shell (as CI does)
+    # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
     with emulator:
         print(f"{args.platform} emulator on {emulator.base_url} (control: {emulator.base_url}/_emulator/)", flush=True)
         for name, value in settings_of(emulator).items():
             print(f"{name}={value}", flush=True)
-        try:
-            stop.wait()
-        except KeyboardInterrupt:
-            pass
+        stop.wait()
     print("stopped", flush=True)
     return 0
 

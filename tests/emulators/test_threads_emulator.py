@@ -505,7 +505,7 @@ def test_the_emulator_runs_on_its_own_and_stops_on_ctrl_c():
             "client_id": "cid", "redirect_uri": REDIRECT, "scope": "threads_basic", "response_type": "code"})
         assert answer.status_code == 302
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 0
+        assert process.wait(timeout=10) == 0
     finally:
         if process.poll() is None:
             process.kill()

@@ -29,6 +29,7 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
+from fanout.models import MonthlyUsage, Post, db
 from tests.conftest import bearer, connect_sandbox_account, spend
 
 SEED = 20261122
@@ -103,8 +104,10 @@ def reset_workspace(client, key: str) -> None:
 
     Every stateful scenario starts from this state. Hypothesis replays scenarios to shrink
     them and requires the same draws to give the same rule choices, so what one scenario
-    leaves behind (webhooks a list would show, an account it disconnected) must not reach
-    the next. The account gives `list_accounts -> disconnect_account` something to follow.
+    leaves behind (webhooks a list would show, an account it disconnected, posts a list
+    would show first) must not reach the next. The account gives
+    `list_accounts -> disconnect_account` something to follow. Posts cannot be deleted
+    through the API, so they (and the month's count) are cleared in the database.
     """
     for webhook in client.get("/v1/webhooks", headers=bearer(key)).json()["data"]:
         assert client.delete(f"/v1/webhooks/{webhook['id']}", headers=bearer(key)).status_code == 204
@@ -113,6 +116,9 @@ def reset_workspace(client, key: str) -> None:
         assert client.delete(f"/v1/accounts/{account['id']}", headers=bearer(key)).status_code == 204
     if not accounts:
         connect_sandbox_account(client, bearer(key), "x")
+    with db.connection_context():
+        Post.delete().execute()
+        MonthlyUsage.delete().execute()
 
 
 @pytest.fixture

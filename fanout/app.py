@@ -17,6 +17,7 @@ from .bodylimit import BodyLimitMiddleware
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
 from .headmethod import UndocumentedHeadMiddleware
+from .problems import Problem
 from .requestlog import RequestIdHeader, RequestIdMiddleware
 from .settings import Settings
 from .throttle import RateLimitHeaders, RateLimitMiddleware
@@ -43,6 +44,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     pages = connect_pages.ROUTES + sandbox_pages.ROUTES + docs.routes(spec, settings.base_url)
     routes = RouteTable(spec, pages=tuple((path, ("GET", "HEAD")) for path, _ in pages))
     render_error = make_error_handler(routes)
+    app.add_error_handler(Problem, render_error)
     app.add_error_handler(ProblemException, render_error)
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)

@@ -7,7 +7,8 @@ validator) gets the 413 instead of the next chunk. Applies to every request.
 """
 from __future__ import annotations
 
-from .errors import error_body, payload_too_large
+from .errors import error_body
+from .problems import PayloadTooLarge
 
 
 class BodyLimitMiddleware:
@@ -21,11 +22,11 @@ class BodyLimitMiddleware:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            refusal = payload_too_large(self.max_bytes)
-            await send({"type": "http.response.start", "status": 413,
-                        # Closing spares reading the rest of a body nobody will use.
-                        "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
-            await send({"type": "http.response.body", "body": error_body(refusal.code, refusal.message)})
+            refusal = _too_large(self.max_bytes)
+            headers = {"content-type": "application/json", **{k.lower(): v for k, v in refusal.headers.items()}}
+            await send({"type": "http.response.start", "status": refusal.status,
+                        "headers": [(k.encode(), v.encode()) for k, v in headers.items()]})
+            await send({"type": "http.response.body", "body": error_body(refusal)})
             return
         received = 0
 
@@ -35,10 +36,14 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise payload_too_large(self.max_bytes)
+                    raise _too_large(self.max_bytes)
             return message
 
         await self.app(scope, counted_receive, send)
+
+
+def _too_large(limit: int) -> PayloadTooLarge:
+    return PayloadTooLarge(f"the request body is over {limit} bytes; send less")
 
 
 def _content_length(scope) -> int | None:

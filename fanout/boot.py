@@ -22,6 +22,9 @@ from .throttle import Throttle
 
 log = logging.getLogger("fanout.app")
 
+# Seconds one media download may take, redirects included: a 1 GB video at ~4 MB/s.
+MEDIA_DEADLINE = 300.0
+
 
 def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     """Bind the database and install the runtime; `overrides` replace clock, queue, resolver..."""
@@ -36,9 +39,12 @@ def boot(settings: Settings, **overrides) -> _runtime.Runtime:
     if "queue" not in overrides:
         overrides["queue"] = make_queue(settings)
     rt = _runtime.Runtime(settings=settings, **overrides)
-    rt.tasks = register(rt.queue)
+    rt.tasks = register(rt.queue, rt)
     if rt.outbound is None:
         rt.outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls)
+    if rt.media_outbound is None:
+        rt.media_outbound = Outbound(resolve=rt.resolve, insecure=settings.insecure_urls, deadline=MEDIA_DEADLINE,
+                                     user_agent="Fanout-Media/1")
     if rt.platform_http is None:
         rt.platform_http = PlatformHttp(settings.platform_hosts)
     if rt.lane is None:

@@ -1,7 +1,8 @@
 """The `fanout` command: run the service and manage workspaces and keys.
 
 Human-readable output by default; with `--json` every command prints exactly one JSON
-value on stdout, the error object on failure. Failures exit 1 with a one-line reason.
+value on stdout, the error object on failure. Failures (the Problems of fanout/problems.py)
+exit 1 with a one-line reason.
 """
 from __future__ import annotations
 
@@ -16,18 +17,12 @@ from urllib.parse import urlsplit
 from . import __version__
 from . import metrics_dir
 from .plans import PLANS
+from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
 from .settings import Settings, SettingsError, sqlite_path
 from .supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")
-
-
-class CommandError(Exception):
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _boot(settings: Settings, *, creates_schema: bool = False):
@@ -60,8 +55,8 @@ def _where(settings: Settings) -> tuple[str, str]:
 def _require_database(settings: Settings) -> None:
     if settings.database_url.startswith("sqlite:") and not sqlite_path(settings.database_url).exists():
         where, setting = _where(settings)
-        raise CommandError(
-            "no_database", f"no database at {where}: run `fanout migrate` to create it, or set {setting} to where yours is"
+        raise NoDatabase(
+            f"no database at {where}: run `fanout migrate` to create it, or set {setting} to where yours is"
         )
 
 
@@ -71,8 +66,8 @@ def _require_current_schema(settings: Settings) -> None:
     missing = pending()
     if missing:
         where, _ = _where(settings)
-        raise CommandError(
-            "schema_out_of_date", f"the database at {where} needs migrations {', '.join(missing)}: run `fanout migrate`"
+        raise SchemaOutOfDate(
+            f"the database at {where} needs migrations {', '.join(missing)}: run `fanout migrate`"
         )
 
 
@@ -152,7 +147,7 @@ def _serve_api(settings: Settings, host: str, port: int, workers: int) -> None:
         _run_api(settings, host, port, workers=workers)
     except SystemExit as e:
         if e.code not in (None, 0):
-            raise CommandError("not_started", f"the API did not start on {host}:{port} (the reason is logged above)") from None
+            raise NotStarted(f"the API did not start on {host}:{port} (the reason is logged above)") from None
 
 
 def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
@@ -177,8 +172,8 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
 def cmd_worker(args, settings):
     if args.parent_pid is not None and args.parent_pid != os.getppid():
         # Checked now: the watch would otherwise stop the worker as soon as it started.
-        raise CommandError("validation_error", f"--parent-pid {args.parent_pid} is not this worker's parent "
-                           f"(pid {os.getppid()}); it is for `fanout serve`, which passes its own")
+        raise InvalidRequest(f"--parent-pid {args.parent_pid} is not this worker's parent "
+                             f"(pid {os.getppid()}); it is for `fanout serve`, which passes its own")
     stop_with_parent(args.parent_pid)
     # Its metrics join those of the API processes sharing the data folder; the folder is
     # theirs to clean, since they serve it.
@@ -193,10 +188,10 @@ def cmd_worker(args, settings):
     consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=WORKER_GRACE)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
-    # its lease: the sweeper puts its target back.
+    # its lease: the sweeper takes its target back.
     consumer._signal_actions[signal.SIGTERM] = (False, True)
     # Take back at once what a killed worker left behind, rather than at the next minute.
-    sweep()
+    sweep(rt)
     heartbeat = Heartbeat(rt).start()
     log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.workers, rt.lane.slots,
              heartbeat.worker_id)
@@ -227,7 +222,7 @@ def cmd_listen(args, settings):
         try:
             listener = Listener(args.host, args.port, args.secret, show, clock=time.time)
         except OSError as e:
-            raise CommandError("not_started", f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+            raise NotStarted(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
         threading.Thread(target=listener.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
         # With --json, stdout holds only deliveries; the banner goes where logs go.
         print(f"listening on {listener.url} (any path): 204 to deliveries signed with this secret, "
@@ -270,21 +265,6 @@ def _key_view(key) -> dict:
     }
 
 
-def _domain_errors(fn):
-    from .models.errors import DomainError
-
-    def wrapper(args, settings):
-        try:
-            return fn(args, settings)
-        except DomainError as e:
-            raise CommandError(e.code, str(e)) from None
-        except ValueError as e:
-            raise CommandError("validation_error", str(e)) from None
-
-    return wrapper
-
-
-@_domain_errors
 def cmd_workspace_create(args, settings):
     from .models import db
     from .models.workspace import create_workspace
@@ -296,7 +276,6 @@ def cmd_workspace_create(args, settings):
     return view, _workspace_table([view], header=False)
 
 
-@_domain_errors
 def cmd_workspace_list(args, settings):
     from .models import Workspace, db
 
@@ -306,21 +285,16 @@ def cmd_workspace_list(args, settings):
     return rows, _workspace_table(rows) if rows else "no workspaces"
 
 
-@_domain_errors
 def cmd_workspace_set_plan(args, settings):
     from .models import db
     from .models.workspace import set_plan
 
     _boot(settings)
     with db.connection_context():
-        try:
-            ws = set_plan(args.workspace_id, args.plan)
-        except LookupError as e:
-            raise CommandError("not_found", str(e)) from None
+        ws = set_plan(args.workspace_id, args.plan)
     return _workspace_view(ws), f"{ws.id} is now on {ws.plan}"
 
 
-@_domain_errors
 def cmd_key_create(args, settings):
     from .models import db
     from .models.api_key import create_key
@@ -339,7 +313,6 @@ def cmd_key_create(args, settings):
     return value, text
 
 
-@_domain_errors
 def cmd_key_list(args, settings):
     from .models import Workspace, db
     from .models.api_key import list_keys
@@ -347,7 +320,7 @@ def cmd_key_list(args, settings):
     _boot(settings)
     with db.connection_context():
         if Workspace.get_or_none(Workspace.id == args.workspace_id) is None:
-            raise CommandError("not_found", f"no workspace {args.workspace_id}")
+            raise NotFound(f"no workspace {args.workspace_id}")
         rows = [_key_view(k) for k in list_keys(args.workspace_id)]
     text = "\n".join(
         f"{k['id']}  {k['prefix']}…  {k['mode']:<7}  {'revoked ' + k['revoked_at'] if k['revoked_at'] else 'active'}"
@@ -356,7 +329,6 @@ def cmd_key_list(args, settings):
     return rows, text
 
 
-@_domain_errors
 def cmd_key_revoke(args, settings):
     from .models import db
     from .models.api_key import revoke_key
@@ -458,9 +430,9 @@ def main(argv: list[str] | None = None) -> int:
         configure_logging("INFO" if long_running else "WARNING", settings.log_format)
         value, text = args.fn(args, settings)
     except SettingsError as e:
-        return _fail(args, "invalid_setting", str(e))
-    except CommandError as e:
-        return _fail(args, e.code, e.message)
+        return _fail(args, InvalidSetting(str(e)))
+    except Problem as e:
+        return _fail(args, e)
     except _StopRequested as stop:
         log.info("stopped on %s", stop)
         return 0
@@ -468,15 +440,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as e:  # a one-line reason, not a traceback, for operators
         log.debug("command failed", exc_info=True)
-        return _fail(args, "internal_error", f"{type(e).__name__}: {e}")
+        return _fail(args, InternalError(f"{type(e).__name__}: {e}"))
     if not long_running:
         print(json.dumps(value) if args.json else text)
     return 0
 
 
-def _fail(args, code: str, message: str) -> int:
+def _fail(args, problem: Problem) -> int:
+    """The error object on stdout with --json, else the message on stderr; exit status 1."""
     if getattr(args, "json", False):
-        print(json.dumps({"error": {"code": code, "message": message}}))
+        print(json.dumps({"error": {"code": problem.code, "message": problem.message}}))
     else:
-        print(f"fanout: {message}", file=sys.stderr)
+        print(f"fanout: {problem.message}", file=sys.stderr)
     return 1

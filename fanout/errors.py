@@ -1,8 +1,9 @@
-"""The error object `{"error": {"code", "message"}}` for every non-2xx answer.
+"""The error object `{"error": {"code", "message"}}` for every non-2xx answer of the API.
 
-Connexion and Starlette raise their own exceptions (problems, HTTP errors); the handlers
-registered by the app factory turn all of them, and our own `ApiError`, into the one
-envelope here. Nothing else in the service builds error bodies.
+Our own failures are `fanout.problems.Problem`s; Connexion and Starlette raise their own
+exceptions (problems, HTTP errors), which the handler here first turns into the Problem
+they stand for. Every answer renders through `error_body`: nothing else in the service
+builds error bodies.
 """
 from __future__ import annotations
 
@@ -11,39 +12,13 @@ import logging
 import re
 from urllib.parse import quote, unquote
 
-from connexion.exceptions import ProblemException
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
 from jsonschema import Draft4Validator, ValidationError
 
+from .problems import InternalError, InvalidApiKey, InvalidRequest, MethodNotAllowed, MissingApiKey, NotFound, Problem
 from .requestlog import request_id_of
 
 log = logging.getLogger("fanout.errors")
-
-
-class ApiError(ProblemException):
-    """An error the API answers on purpose, with a stable code."""
-
-    def __init__(self, status: int, code: str, message: str, headers: dict | None = None):
-        super().__init__(status=status, title=code, detail=message, headers=headers)
-        self.code = code
-        self.message = message
-
-
-def validation_error(message: str) -> ApiError:
-    return ApiError(400, "validation_error", message)
-
-
-def not_found(message: str = "no such resource in this workspace") -> ApiError:
-    return ApiError(404, "not_found", message)
-
-
-def plan_limit_exceeded(message: str) -> ApiError:
-    return ApiError(403, "plan_limit_exceeded", message)
-
-
-def payload_too_large(limit: int) -> ApiError:
-    return ApiError(413, "payload_too_large", f"the request body is over {limit} bytes; send less",
-                    headers={"Connection": "close"})
 
 
 # What an error message may quote of a value the client sent, and how long it may be.
@@ -83,17 +58,22 @@ def clip(message: str) -> str:
     return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
 
 
-def error_body(code: str, message: str) -> bytes:
-    return json.dumps({"error": {"code": code, "message": clip(message)}}).encode()
+def error_object(problem: Problem) -> dict:
+    """`{"error": {"code", "message"}}`, the message clipped."""
+    return {"error": {"code": problem.code, "message": clip(problem.message)}}
 
 
-def _response(status: int, code: str, message: str, headers: dict | None = None) -> ConnexionResponse:
+def error_body(problem: Problem) -> bytes:
+    return json.dumps(error_object(problem)).encode()
+
+
+def _response(problem: Problem) -> ConnexionResponse:
     return ConnexionResponse(
-        status_code=status,
+        status_code=problem.status,
         mimetype="application/json",
         content_type="application/json",
-        body=error_body(code, message),
-        headers=dict(headers or {}),
+        body=error_body(problem),
+        headers=dict(problem.headers),
     )
 
 
@@ -207,55 +187,63 @@ def _first_line(text: str) -> str:
 
 
 def make_error_handler(routes: RouteTable):
-    """The handler for every HTTP-level exception Connexion or Starlette raises."""
+    """The handler for our Problems and every HTTP-level exception Connexion or Starlette raises."""
 
     def render_error(request: ConnexionRequest, exc) -> ConnexionResponse:
-        status = getattr(exc, "status_code", None) or getattr(exc, "status", 500)
-        headers = dict(getattr(exc, "headers", None) or {})
-        if isinstance(exc, ApiError):
-            return _response(exc.status_code, exc.code, exc.message, headers)
-        detail = _first_line(str(getattr(exc, "detail", "") or ""))
-        if status == 401:
-            headers["WWW-Authenticate"] = "Bearer"
-            if "authorization" not in request.headers:
-                return _response(401, "missing_api_key", "send the API key as 'Authorization: Bearer <key>'", headers)
-            scheme = request.headers["authorization"].strip().partition(" ")[0]
-            if scheme.lower() != "bearer":
-                return _response(401, "invalid_api_key", "the Authorization header needs the Bearer scheme: "
-                                 "send 'Authorization: Bearer <key>'", headers)
-            return _response(401, "invalid_api_key", "the API key is malformed, unknown or revoked", headers)
-        if status in (404, 405):
-            return _routing_error(request, routes, status, headers)
-        if status == 415:
-            return _response(400, "validation_error", "send the body as JSON with 'Content-Type: application/json'")
-        if 400 <= status < 500:
-            return _response(400 if status in (400, 422) else status, "validation_error", detail or "invalid request")
-        return render_crash(request, exc)
+        if isinstance(exc, Problem):
+            return _response(exc)
+        problem = _problem_of(request, routes, exc)
+        return _response(problem) if problem is not None else render_crash(request, exc)
 
     return render_error
 
 
-def _routing_error(request: ConnexionRequest, routes: RouteTable, status: int, headers: dict) -> ConnexionResponse:
+def _problem_of(request: ConnexionRequest, routes: RouteTable, exc) -> Problem | None:
+    """The Problem a Connexion or Starlette exception stands for; None for a server error."""
+    status = getattr(exc, "status_code", None) or getattr(exc, "status", 500)
+    headers = dict(getattr(exc, "headers", None) or {})
+    detail = _first_line(str(getattr(exc, "detail", "") or ""))
+    if status == 401:
+        if "authorization" not in request.headers:
+            return MissingApiKey("send the API key as 'Authorization: Bearer <key>'", headers)
+        scheme = request.headers["authorization"].strip().partition(" ")[0]
+        if scheme.lower() != "bearer":
+            return InvalidApiKey("the Authorization header needs the Bearer scheme: "
+                                 "send 'Authorization: Bearer <key>'", headers)
+        return InvalidApiKey("the API key is malformed, unknown or revoked", headers)
+    if status in (404, 405):
+        return _routing_problem(request, routes, status, headers)
+    if status == 415:
+        return InvalidRequest("send the body as JSON with 'Content-Type: application/json'")
+    if 400 <= status < 500:
+        problem = InvalidRequest(detail or "invalid request")
+        # Another client error the framework chose (none is known to reach here) keeps its status.
+        problem.status = 400 if status in (400, 422) else status
+        return problem
+    return None
+
+
+def _routing_problem(request: ConnexionRequest, routes: RouteTable, status: int, headers: dict) -> Problem:
     """404 or 405 from Starlette's routing, answered the way the spec documents it."""
     found = routes.match(raw_path(request.scope))
     if found is None:
         if status == 405 and headers.get("Allow"):
             # A route outside the spec (the served spec itself, the connect pages).
             allowed = [m.strip() for m in headers["Allow"].split(",")]
-            return _response(405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
-        return _response(404, "not_found", f"no route {request.url.path!r}")
+            return MethodNotAllowed(f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
+        return NotFound(f"no route {request.url.path!r}")
     operations, values = found
     # HEAD is an undocumented method like any other here (fanout/headmethod.py).
     method = request.method
     if method not in operations:
         allowed = sorted(operations)
         headers["Allow"] = ", ".join(allowed)
-        return _response(405, "method_not_allowed", f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
+        return MethodNotAllowed(f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
     # A documented operation whose path Starlette could not route (see RouteTable).
     problem = _path_param_problem(operations[method], values)
     if problem:
-        return _response(400, "validation_error", problem)
-    return _response(404, "not_found", "no such resource in this workspace")
+        return InvalidRequest(problem)
+    return NotFound("no such resource in this workspace")
 
 
 def render_crash(request: ConnexionRequest, exc: BaseException) -> ConnexionResponse:
@@ -263,4 +251,4 @@ def render_crash(request: ConnexionRequest, exc: BaseException) -> ConnexionResp
     request_id = request_id_of(request.scope)
     log.error("unhandled error in %s %s [request_id=%s]", request.method, request.url.path, request_id,
               exc_info=(type(exc), exc, exc.__traceback__))
-    return _response(500, "internal_error", f"an unexpected error occurred; quote request id {request_id} when reporting it")
+    return _response(InternalError(f"an unexpected error occurred; quote request id {request_id} when reporting it"))

@@ -17,6 +17,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .errors import error_body
+from .problems import HeadersTooLarge, InvalidRequest
 from .requestlog import log_access, new_request_id
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -60,12 +61,12 @@ class FanoutH11Protocol(H11Protocol):
         """Called by uvicorn for a request h11 refused: answered in the error envelope."""
         refusal = self.conn.refusal
         if refusal is not None and refusal.error_status_hint == 431:
-            status, code = 431, "headers_too_large"
-            message = f"the request line and headers are over {MAX_HEAD_BYTES // 1024} KiB in total; send less"
+            problem = HeadersTooLarge(f"the request line and headers are over {MAX_HEAD_BYTES // 1024} KiB in total; send less")
         else:
-            status, code, message = 400, "validation_error", "the request is not valid HTTP/1.1"
+            problem = InvalidRequest("the request is not valid HTTP/1.1")
+        status = problem.status
         request_id = new_request_id()
-        body = error_body(code, message)
+        body = error_body(problem)
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),

@@ -10,14 +10,20 @@ Every request goes through the same steps (docs/reliability.md#outbound-requests
    never the name, so no second DNS answer (rebinding) is ever used. TLS still sends the
    real name as SNI and verifies the certificate against it; `Host` carries the real name.
    The next address is tried only when the TCP connection itself fails.
-4. No redirects, no proxies or netrc from the environment (`trust_env = False`),
-   `Accept-Encoding: identity` so nothing is decompressed.
+4. No proxies or netrc from the environment (`trust_env = False`), `Accept-Encoding:
+   identity` so nothing is decompressed. `post` and `get` never follow redirects (a
+   webhook's outcome is the answer it gets). `stream` follows them itself, at most
+   `max_redirects` hops, each hop a new request through steps 1-3: a redirect to a private
+   address is refused before anything connects to it.
 5. A total deadline per call, not per socket read: a watchdog shuts the socket down when it
-   passes, so a server that trickles bytes is cut off like one that says nothing.
+   passes, so a server that trickles bytes is cut off like one that says nothing. For
+   `stream` the deadline covers every hop together.
 6. At most `max_body` bytes of the response body are read. `post` keeps the first
    `max_body` bytes and sets `truncated` (a webhook's outcome is its status; a receiver that
-   answers 200 with a large page has still received the event). `get` raises `too_large`
-   (a media file cut short is useless).
+   answers 200 with a large page has still received the event). `get` and `stream` raise
+   `too_large` (a media file cut short is useless), at once when Content-Length says so.
+   `stream` writes a 2xx body to the caller's file in chunks as they arrive and never
+   holds it whole; it does not read the body of any other answer.
 
 Failures raise `OutboundError(kind, message)`. Messages name the host at most: never the
 request headers or body (signatures live there), nor the URL's path or query (some
@@ -33,7 +39,8 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Literal, get_args
+from typing import BinaryIO, Callable, Literal, get_args
+from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3.exceptions
@@ -46,10 +53,12 @@ from urllib3.util.ssl_match_hostname import CertificateError as HostnameMismatch
 from . import netguard
 from .netguard import Resolver, UnsafeURL
 
-Kind = Literal["unsafe_url", "dns", "connect", "tls", "timeout", "too_large", "protocol"]
+Kind = Literal["unsafe_url", "dns", "connect", "tls", "timeout", "too_large", "protocol", "too_many_redirects"]
 KINDS: frozenset[str] = frozenset(get_args(Kind))
 
 USER_AGENT = "Fanout-Webhooks/1"
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 16 * 1024
 # What sending can raise, to be turned into an OutboundError. Anything else is a bug here
 # and propagates as it is.
@@ -76,9 +85,10 @@ class OutboundResponse:
 
     status: int
     headers: dict[str, str]
-    body: bytes
+    body: bytes  # empty for `stream`, which writes the body to the caller's file
     elapsed: float  # seconds from the call to the end of the body, resolution included
     truncated: bool = False  # the body was longer than max_body (post only; get raises)
+    redirects: int = 0  # redirects followed to get here (stream only)
 
 
 class Outbound:
@@ -120,11 +130,46 @@ class Outbound:
         limit = self.max_body if max_body is None else max_body
         return self._send("GET", url, None, headers or {}, limit, truncate=False)
 
+    def stream(self, url: str, sink: BinaryIO, max_body: int, headers: dict[str, str] | None = None,
+               max_redirects: int = MAX_REDIRECTS) -> OutboundResponse:
+        """GET into `sink`, following redirects; the response returned has an empty body.
+
+        A 2xx body goes to `sink.write` chunk by chunk; more than `max_body` bytes is
+        `too_large`. Any other final status is returned with its body unread. More than
+        `max_redirects` redirects is `too_many_redirects`. Whatever `sink.write` raises
+        propagates as it is. `headers` go only to hosts of the first URL's origin.
+        """
+        start = self.clock()
+        headers = dict(headers or {})
+        origin = _origin(url)
+        for hop in range(max_redirects + 1):
+            try:
+                response = self._send("GET", url, None, headers, max_body, truncate=False, start=start, sink=sink)
+            except OutboundError as e:
+                if hop:  # say that the failing host is not the one the caller named
+                    raise OutboundError(e.kind, f"after {_count(hop, 'redirect')}: {e.message}") from None
+                raise
+            except _SinkFailed as e:
+                error = e.__cause__
+                assert error is not None
+                raise error from error.__cause__
+            location = response.headers.get("location")
+            if response.status not in REDIRECT_STATUSES or not location:
+                return OutboundResponse(response.status, response.headers, b"", response.elapsed, redirects=hop)
+            try:
+                url = urljoin(url, location)
+            except ValueError:
+                raise OutboundError("unsafe_url", f"after {_count(hop + 1, 'redirect')}: the redirect is not a valid URL") from None
+            if _origin(url) != origin:
+                headers = {}  # never hand the caller's headers to a host it did not name
+        raise OutboundError("too_many_redirects", f"more than {_count(max_redirects, 'redirect')}")
+
     # -- one call ----------------------------------------------------------------------
 
     def _send(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
-              max_body: int, *, truncate: bool) -> OutboundResponse:
-        start = self.clock()
+              max_body: int, *, truncate: bool, start: float | None = None,
+              sink: BinaryIO | None = None) -> OutboundResponse:
+        start = self.clock() if start is None else start
         try:
             parts = netguard.parse_url(url, insecure=self.insecure)
         except UnsafeURL as e:
@@ -145,7 +190,7 @@ class Outbound:
             attempt = _Attempt(remaining)
             try:
                 return self._exchange(request, parts.scheme, host, str(address), port, attempt,
-                                      connect_timeout, remaining, start, max_body, truncate)
+                                      connect_timeout, remaining, start, max_body, truncate, sink)
             except (OutboundError, *_FAILURES) as e:
                 error = _classify(e, attempt, host)
                 if attempt.connected or attempt.fired or error.kind != "connect":
@@ -188,7 +233,7 @@ class Outbound:
 
     def _exchange(self, request: requests.PreparedRequest, scheme: str, host: str, address: str,
                   port: int, attempt: _Attempt, connect_timeout: float, read_timeout: float,
-                  start: float, max_body: int, truncate: bool) -> OutboundResponse:
+                  start: float, max_body: int, truncate: bool, sink: BinaryIO | None) -> OutboundResponse:
         pool: HTTPConnectionPool
         if scheme == "https":
             pool = _PinnedHTTPSPool(
@@ -207,7 +252,12 @@ class Outbound:
                 timeout=(connect_timeout, read_timeout),
             )
             with response:
-                body, truncated = self._read_body(response, start, max_body, truncate, host)
+                if sink is None:
+                    body, truncated = self._read_body(response, start, max_body, truncate, host)
+                elif 200 <= response.status_code < 300:
+                    body, truncated = self._read_body(response, start, max_body, False, host, sink)
+                else:
+                    body, truncated = b"", False  # a redirect's or an error's page: unread
             attempt.stop()
             if attempt.fired:
                 # The watchdog may end a body that has no length: it would look complete.
@@ -221,7 +271,8 @@ class Outbound:
         )
 
     def _read_body(self, response: requests.Response, start: float, max_body: int,
-                   truncate: bool, host: str) -> tuple[bytes, bool]:
+                   truncate: bool, host: str, sink: BinaryIO | None = None) -> tuple[bytes, bool]:
+        """The body, or with a `sink` each chunk written to it and nothing kept."""
         declared = response.headers.get("Content-Length", "")
         if not truncate and declared.isdigit() and int(declared) > max_body:
             raise OutboundError("too_large", f"response from {host} declares {declared} bytes, over {max_body}")
@@ -232,15 +283,38 @@ class Outbound:
             chunk = response.raw.read(min(_CHUNK, max_body + 1 - size), decode_content=False)
             if not chunk:
                 break
-            chunks.append(chunk)
             size += len(chunk)
             if self.clock() - start > self.deadline:
                 raise OutboundError("timeout", f"response from {host} not complete within {self.deadline:g} s")
             if size > max_body:
                 if not truncate:
                     raise OutboundError("too_large", f"response from {host} is over {max_body} bytes")
-                return b"".join(chunks)[:max_body], True
+                return b"".join(chunks + [chunk])[:max_body], True
+            if sink is None:
+                chunks.append(chunk)
+                continue
+            try:
+                sink.write(chunk)
+            except Exception as e:
+                # The caller's failure, not the exchange's: _send must not classify it.
+                raise _SinkFailed() from e
         return b"".join(chunks), False
+
+
+class _SinkFailed(Exception):
+    """`sink.write` raised (its error is the cause); `stream` re-raises that error."""
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    try:
+        parts = urlsplit(url)
+        return parts.scheme, (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return "", "", None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _ascii_host(hostname: str) -> str:

@@ -17,9 +17,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .errors import error_object
 from .models import db
 from .models import heartbeat
 from .models.schema import pending
+from .problems import NotReady
 from .times import isoformat
 
 CHECK_TIMEOUT = 2.0
@@ -155,5 +157,5 @@ async def readiness(rt, timeout: float = CHECK_TIMEOUT) -> tuple[dict, bool]:
     report = {"status": status, "failing": failing, "checks": {part: check.view() for part, check in checks.items()}}
     if failing:
         reasons = "; ".join(f"{part} ({checks[part].message})" for part in failing)
-        report = {"error": {"code": "not_ready", "message": f"not ready: {reasons}"}, **report}
+        report = {**error_object(NotReady(f"not ready: {reasons}")), **report}
     return report, not failing

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -29,6 +30,8 @@ class Runtime:
     clock: Callable[[], _dt.datetime] = utcnow
     randbytes: Callable[[int], bytes] = field(default=os.urandom)
     resolve: Resolver = resolve_host
+    # How a simulated call spends its time in flight (FANOUT_SANDBOX_LATENCY).
+    sleep: Callable[[float], None] = time.sleep
     # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client
     # (client-chosen URLs), the platform API client (fanout.platforms.http.PlatformHttp),
     # the requests-per-minute counter (a fanout.throttle.Throttle), where webhook
@@ -36,6 +39,8 @@ class Runtime:
     # what the process records for Prometheus (a fanout.metrics.Metrics).
     tasks: Any = None
     outbound: Any = None
+    # The same guard with a deadline fit for media files (hundreds of MB for a video).
+    media_outbound: Any = None
     platform_http: Any = None
     throttle: Any = None
     lane: Any = None

@@ -30,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from . import runtime
 from .plans import get_plan
+from .problems import RateLimited
 from .ratelimit import Decision, Limiter, LimiterUnavailable, headers, policy
 
 log = logging.getLogger("fanout.throttle")
@@ -109,15 +110,9 @@ class RateLimitMiddleware:
             slot.headers = headers(decision) if decision is not None else {"RateLimit-Policy": policy(limit)}
         if decision is not None and not decision.allowed:
             rt.metrics.rate_limited(plan.name)
-            # Imported here: fanout.errors imports Connexion, which commands that only boot
-            # a runtime (fanout workspace, key, worker) need not load.
-            from .errors import ApiError
-
-            raise ApiError(
-                429,
-                "rate_limited",
+            raise RateLimited(
                 f"the {plan.name} plan allows {limit} requests per minute and this workspace used them; "
-                f"retry after {decision.retry_after} s",
+                f"retry after {decision.retry_after} s"
             )
         await self.app(scope, receive, send)
 

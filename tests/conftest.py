@@ -1,5 +1,7 @@
 """Fixtures as vocabulary: `settings`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
-`live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`.
+`live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`; for outbound HTTP,
+`network` (what was dialled, and routes from public addresses to loopback) and `ca` /
+`ca_bundle` (a local certificate authority).
 
 The suite runs on the embedded default (a SQLite file per test, a copy of one migrated once
 a session). With FANOUT_DATABASE_URL and FANOUT_QUEUE_URL set it runs on PostgreSQL and
@@ -19,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+import trustme
 from peewee import sort_models
 
 from fanout.app import boot, create_app
@@ -71,6 +75,47 @@ class FakeResolver:
     def __call__(self, host: str) -> list[str]:
         self.calls.append(host)
         return list(self.names.get(host.lower(), []))
+
+
+@dataclass
+class Network:
+    """What the client did on the network: TCP connects (address as dialled) and system DNS
+    lookups. `routes` sends a dialled (address, port) somewhere else, e.g. to loopback."""
+
+    connects: list[tuple[str, int]] = field(default_factory=list)
+    lookups: list[str] = field(default_factory=list)
+    routes: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+
+
+@pytest.fixture
+def network(monkeypatch) -> Network:
+    net = Network()
+    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
+
+    def connect(sock, address):
+        dialled = (address[0], address[1])
+        net.connects.append(dialled)
+        return real_connect(sock, net.routes.get(dialled, address))
+
+    def getaddrinfo(host, *args, **kwargs):
+        net.lookups.append(host)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return net
+
+
+@pytest.fixture(scope="module")
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+@pytest.fixture(scope="module")
+def ca_bundle(ca, tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("ca") / "ca.pem"
+    ca.cert_pem.write_to_path(str(path))
+    return str(path)
 
 
 # --- the loopback guard --------------------------------------------------------------------
@@ -522,7 +567,7 @@ def real_queue(rt):
     """The queue worker processes read (SQLite file or Redis), emptied first: its tasks."""
     queue = make_queue(rt.settings)
     queue.flush()
-    return register(queue)
+    return register(queue, rt)
 
 
 @pytest.fixture
@@ -570,3 +615,17 @@ def wait_for(predicate, seconds: float = 30, what: str = "condition"):
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def serving(server):
+    """Serve a test HTTP server (a `ThreadingHTTPServer` with a `release` event) on a thread
+    for the length of a fixture; its handlers are released and the thread joined after."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

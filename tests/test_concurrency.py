@@ -6,7 +6,7 @@ from fanout.models.api_key import create_key
 from fanout.models.webhook import create_webhook
 from fanout.models.connect_session import SessionUnusable, consume_session, start_session
 from fanout.models.workspace import create_workspace
-from fanout.platforms import sandbox
+from fanout.models.sandbox_account import connect_sandbox_account
 
 
 def in_threads(fn, count: int) -> list:
@@ -28,7 +28,7 @@ def test_parallel_connect_completions_never_pass_the_account_cap(rt):
         # All four sessions were made under the cap; completing them races for the places.
         Account.create(id="acc_existing", workspace=ws, platform="threads", sandbox=True, platform_user_id="sandbox-1",
                        username="sandbox_threads_1", connected_at=rt.now(), created_at=rt.now())
-    outcomes = in_threads(lambda i: sandbox.connect(rt, consume_session(rt, tokens[i], "x")).id, 4)
+    outcomes = in_threads(lambda i: connect_sandbox_account(rt, consume_session(rt, tokens[i], "x")).id, 4)
     assert outcomes.count("capped") == 1
     with db.connection_context():
         assert Account.select().where(Account.workspace == ws.id).count() == 4

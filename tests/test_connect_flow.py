@@ -1,5 +1,6 @@
 """POST /v1/accounts/{platform}/connect and the connect pages (docs/decisions.md#connect-flow)."""
 import datetime as dt
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -84,12 +85,13 @@ def test_connect_refuses_an_unknown_platform(client, auth):
     assert answer.json()["error"]["code"] == "validation_error"
 
 
-def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, live_key):
+@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, live_key, platform):
     headers = bearer(live_key)
-    url = start(client, headers, "instagram", redirect_url="https://app.example.com/cb").json()["url"]
+    url = start(client, headers, platform, redirect_url="https://app.example.com/cb").json()["url"]
     landed = open_connect_url(client, url)
     assert landed.status_code == 302
-    assert query_of(landed.headers["location"]) == {"platform": "instagram", "error": "platform_not_configured"}
+    assert query_of(landed.headers["location"]) == {"platform": platform, "error": "platform_not_configured"}
     assert client.get("/v1/accounts", headers=headers).json() == {"data": []}
 
 
@@ -226,3 +228,12 @@ def test_session_purge_runs_every_15_minutes(rt):
     not_due = [t.name for t in rt.queue.read_periodic(dt.datetime(2026, 11, 22, 10, 16))]
     assert "purge_connect_sessions" in due
     assert "purge_connect_sessions" not in not_due
+
+
+def test_the_done_page_names_every_error_the_spec_documents():
+    from fanout import spec
+    from fanout.handlers.connect_pages import OUTCOMES
+
+    description = spec.load()["paths"]["/v1/accounts/{platform}/connect"]["post"]["description"]
+    documented = set(re.findall(r"^- `(\w+)`:", description, re.MULTILINE))
+    assert documented == set(OUTCOMES) - {"connected"}

@@ -272,7 +272,7 @@ def test_an_attempt_that_ends_after_its_registration_was_deleted_is_dropped(clie
     hook = register(client, auth, receiver.url_for("/hook"))
     target_id = upload_post(client, auth, platforms=["x"], media=[])["targets"][0]["id"]
     with db.connection_context():
-        publish_target(target_id)
+        publish_target(rt, target_id)
         [delivery] = Delivery.select()
         claimed = claim_attempt(delivery.id, clock.now)
     client.delete(f"/v1/webhooks/{hook['id']}", headers=auth)  # while the attempt is under way

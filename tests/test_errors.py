@@ -1,6 +1,9 @@
 """Every non-2xx answer is the error object (docs/decisions.md#errors)."""
 import logging
 
+from fanout import problems
+from fanout.spec import load
+
 
 def assert_error(answer, status, code):
     assert answer.status_code == status, answer.text
@@ -107,3 +110,17 @@ def test_the_spec_is_served_without_a_key(client):
     answer = client.get("/v1/openapi.json")
     assert answer.status_code == 200
     assert answer.json()["info"]["title"] == "Fanout API"
+
+
+def concrete_problems(cls=problems.Problem):
+    for sub in cls.__subclasses__():
+        if "code" in vars(sub):
+            yield sub
+        yield from concrete_problems(sub)
+
+
+def test_every_code_the_api_answers_is_documented():
+    documented = load()["components"]["schemas"]["ErrorCode"]["enum"]
+    answered = [p for p in concrete_problems() if not issubclass(p, problems.CommandFailure)]
+    assert sorted(p.code for p in answered) == sorted(documented)
+    assert all(400 <= p.status < 600 for p in answered)

@@ -2,8 +2,10 @@
 import pytest
 
 from fanout.models import IdempotencyRecord, Post, db
-from fanout.models.idempotency import claim, fingerprint
-from fanout.models.usage import posts_this_month
+from fanout.models.caps import posts_this_month
+from fanout.models.idempotency import claim, fingerprint, once
+from fanout.models.upload import create_post, draft_from_request
+from fanout.problems import DuplicateRequest
 from fanout.tasks.maintenance import purge_idempotency_keys
 
 from .conftest import connect_sandbox_account
@@ -66,6 +68,19 @@ def test_a_claim_abandoned_by_a_dead_request_is_taken_over(client, auth, account
     clock.advance(seconds=61)
     assert upload(client, auth, "k-1").status_code == 201
     assert post_count() == 1
+
+
+def test_the_post_is_written_in_the_transaction_that_stores_its_answer(account, workspace, rt, clock):
+    def create():
+        post, _ = create_post(rt, workspace.id, draft_from_request(BODY, "sandbox"))
+        # Meanwhile a retry took the claim over, as after a stall: this answer cannot be stored.
+        IdempotencyRecord.update(claim_token="the-retry").execute()
+        return 201, {"id": post.id}
+
+    with db.connection_context():
+        with pytest.raises(DuplicateRequest):
+            once(workspace.id, "k-1", "/v1/upload", BODY, clock.now, create)
+    assert post_count() == 0
 
 
 def test_keys_are_per_workspace(client, auth, account, other_auth):

@@ -5,7 +5,7 @@ import pytest
 
 from fanout.models import db
 from fanout.models.account import connect_account
-from fanout.models.usage import posts_this_month
+from fanout.models.caps import posts_this_month
 from fanout.models.workspace import set_plan
 
 from .conftest import bearer, connect_sandbox_account, make_key, post_month

@@ -7,21 +7,21 @@ https on 443, pinned) runs without leaving the machine. TLS certificates come fr
 from __future__ import annotations
 
 import ipaddress
-import socket
 import ssl
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+import io
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-import trustme
 
 from fanout.outbound import Outbound, OutboundError
 
-from .conftest import PUBLIC_IP
+from .conftest import PUBLIC_IP, Network, serving
 
+ANOTHER_PUBLIC_IP = "93.184.216.35"
 DEAD_LOOPBACK = "127.0.0.2"  # on loopback, but nothing listens there: connecting is refused
 SECRET = "sha256=s3cr3t-signature"
 SECRET_BODY = b'{"secret":"s3cr3t-body"}'
@@ -54,7 +54,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.server.hits.append(Hit(self.command, self.path, dict(self.headers.items()), body))
         path = urlsplit(self.path).path
-        route = ROUTES.get(path) or (_status if path.startswith("/status/") else _not_found)
+        route = ROUTES.get(path) or (
+            _status if path.startswith("/status/") else _pause_then_redirect if path.startswith("/pause/") else _not_found)
         route(self)
 
     def reply(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None,
@@ -121,10 +122,28 @@ def _garbage(h: _Handler) -> None:
     h.wfile.write(b"this is not HTTP\r\n\r\n")
 
 
+def _redirect_to(h: _Handler) -> None:
+    # /redirect-to?u=TARGET[&status=307]
+    query = parse_qs(urlsplit(h.path).query)
+    h.reply(int(query.get("status", ["302"])[0]), b"moved", headers={"Location": query["u"][0]})
+
+
+def _loop(h: _Handler) -> None:
+    h.reply(302, headers={"Location": "/loop"})
+
+
+def _pause_then_redirect(h: _Handler) -> None:
+    # /pause/N waits 0.4 s, then redirects to /pause/N-1; /pause/0 answers.
+    left = int(h.path.rsplit("/", 1)[1])
+    if h.server.release.wait(0.4):
+        return
+    h.reply(302, headers={"Location": f"/pause/{left - 1}"}) if left else _ok(h)
+
+
 ROUTES = {
     "/ok": _ok, "/redirect": _redirect, "/big": _big, "/big-unsized": _big_unsized,
     "/slow": _slow, "/trickle-body": _trickle_body, "/trickle-headers": _trickle_headers,
-    "/garbage": _garbage,
+    "/garbage": _garbage, "/redirect-to": _redirect_to, "/loop": _loop,
 }
 
 
@@ -137,6 +156,7 @@ class Receiver(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.tls = tls
         self.hits: list[Hit] = []
+        self.connections: list[tuple] = []  # every connection accepted, before any TLS or HTTP
         self.server_names: list[str | None] = []  # SNI sent by clients
         self.release = threading.Event()
         if tls is not None:
@@ -149,6 +169,10 @@ class Receiver(ThreadingHTTPServer):
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path}"
 
+    def process_request(self, request, client_address) -> None:
+        self.connections.append(client_address)
+        super().process_request(request, client_address)
+
     def finish_request(self, request, client_address) -> None:
         if self.tls is None:
             return super().finish_request(request, client_address)
@@ -160,69 +184,18 @@ class Receiver(ThreadingHTTPServer):
         pass  # clients cut off on purpose, and rejected handshakes, are expected here
 
 
-def _serve(server: Receiver):
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
 
 
 @pytest.fixture
 def receiver():
-    yield from _serve(Receiver())
-
-
-@pytest.fixture(scope="module")
-def ca() -> trustme.CA:
-    return trustme.CA()
-
-
-@pytest.fixture(scope="module")
-def ca_bundle(ca, tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("ca") / "ca.pem"
-    ca.cert_pem.write_to_path(str(path))
-    return str(path)
+    yield from serving(Receiver())
 
 
 @pytest.fixture
 def tls_receiver(ca):
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("hooks.example.com").configure_cert(context)
-    yield from _serve(Receiver(context))
-
-
-@dataclass
-class Network:
-    """What the client did on the network: TCP connects (address as dialled) and system DNS
-    lookups. `routes` sends a dialled (address, port) somewhere else, e.g. to loopback."""
-
-    connects: list[tuple[str, int]] = field(default_factory=list)
-    lookups: list[str] = field(default_factory=list)
-    routes: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
-
-
-@pytest.fixture
-def network(monkeypatch) -> Network:
-    net = Network()
-    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
-
-    def connect(sock, address):
-        dialled = (address[0], address[1])
-        net.connects.append(dialled)
-        return real_connect(sock, net.routes.get(dialled, address))
-
-    def getaddrinfo(host, *args, **kwargs):
-        net.lookups.append(host)
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return net
+    ca.issue_cert("hooks.example.com", "cdn.example.com").configure_cert(context)
+    yield from serving(Receiver(context))
 
 
 class Resolver:
@@ -543,3 +516,129 @@ def test_resolver_failure_is_a_dns_error(network):
         Outbound(resolve=broken).post("https://hooks.example.com/", b"{}", {})
     assert caught.value.kind == "dns"
     assert network.connects == []
+
+
+# -- stream: GET into a file, redirects followed by the guard -----------------------------
+
+
+def redirect_to(target: str, status: int = 302) -> str:
+    return "/redirect-to?" + urlencode({"u": target, "status": status})
+
+
+def test_stream_writes_the_body_to_the_sink_not_the_response(receiver):
+    sink = io.BytesIO()
+    response = loopback_client().stream(receiver.url("/big"), sink, max_body=300_000)
+    assert response.status == 200
+    assert sink.getvalue() == b"x" * 200_000
+    assert response.body == b""
+
+
+@pytest.mark.parametrize("route", ["/big", "/big-unsized"], ids=["declared larger", "undeclared, read past the cap"])
+def test_stream_refuses_a_body_larger_than_max_body(receiver, route):
+    sink = io.BytesIO()
+    with pytest.raises(OutboundError) as caught:
+        loopback_client().stream(receiver.url(route), sink, max_body=1000)
+    assert caught.value.kind == "too_large"
+    assert len(sink.getvalue()) <= 1000
+
+
+def test_stream_does_not_write_an_error_page_to_the_sink(receiver):
+    sink = io.BytesIO()
+    response = loopback_client().stream(receiver.url("/status/404"), sink, max_body=1000)
+    assert response.status == 404
+    assert sink.getvalue() == b""
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_stream_follows_a_redirect(receiver, status):
+    sink = io.BytesIO()
+    response = loopback_client().stream(receiver.url(redirect_to("/ok", status)), sink, max_body=1000)
+    assert (response.status, response.redirects, sink.getvalue()) == (200, 1, b"ok")
+    assert [urlsplit(hit.path).path for hit in receiver.hits] == ["/redirect-to", "/ok"]
+
+
+def test_stream_gives_up_after_five_redirects(receiver):
+    with pytest.raises(OutboundError) as caught:
+        loopback_client().stream(receiver.url("/loop"), io.BytesIO(), max_body=1000)
+    assert caught.value.kind == "too_many_redirects"
+    assert len(receiver.hits) == 6  # the request and five redirects followed
+
+
+def test_stream_deadline_covers_all_hops_together(receiver):
+    # Four hops of 0.4 s each: every one is within the deadline, all four are not.
+    with pytest.raises(OutboundError) as caught:
+        loopback_client(deadline=1.0).stream(receiver.url("/pause/3"), io.BytesIO(), max_body=1000)
+    assert caught.value.kind == "timeout"
+    assert "after" in caught.value.message and "redirect" in caught.value.message
+
+
+def test_stream_sends_caller_headers_only_to_the_origin_named(receiver):
+    resolve = Resolver({"cdn.example.com": ["127.0.0.1"]})
+    elsewhere = receiver.url("/ok", host="cdn.example.com")
+    loopback_client(resolve=resolve).stream(
+        receiver.url(redirect_to(receiver.url(redirect_to(elsewhere)))), io.BytesIO(), 1000,
+        headers={"X-Token": SECRET})
+    assert [("X-Token" in hit.headers) for hit in receiver.hits] == [True, True, False]
+
+
+def test_stream_raises_what_the_sink_raises(receiver):
+    class Full(Exception):
+        pass
+
+    class FullSink:
+        def write(self, chunk: bytes) -> int:
+            raise Full("no room")
+
+    with pytest.raises(Full):
+        loopback_client().stream(receiver.url("/big"), FullSink(), max_body=300_000)
+
+
+def test_stream_follows_a_redirect_to_another_public_host(tls_receiver, ca_bundle, network):
+    network.routes[(PUBLIC_IP, 443)] = ("127.0.0.1", tls_receiver.port)
+    network.routes[(ANOTHER_PUBLIC_IP, 443)] = ("127.0.0.1", tls_receiver.port)
+    resolve = Resolver({"hooks.example.com": [PUBLIC_IP], "cdn.example.com": [ANOTHER_PUBLIC_IP]})
+    sink = io.BytesIO()
+    url = "https://hooks.example.com" + redirect_to("https://cdn.example.com/ok")
+    response = Outbound(resolve=resolve, ca_bundle=ca_bundle).stream(url, sink, max_body=1000)
+    assert (response.status, sink.getvalue()) == (200, b"ok")
+    assert network.connects == [(PUBLIC_IP, 443), (ANOTHER_PUBLIC_IP, 443)]
+    assert tls_receiver.server_names == ["hooks.example.com", "cdn.example.com"]
+    assert only_addresses_dialled(network)
+
+
+@pytest.fixture
+def private_receiver():
+    """A server standing for something on the private network: it must never be reached."""
+    yield from serving(Receiver())
+
+
+PRIVATE_TARGETS = [
+    pytest.param("https://internal.example.com/ok", id="name-resolving-to-loopback"),
+    pytest.param("https://intranet.example.com/ok", id="name-resolving-to-10.0.0.7"),
+    pytest.param("https://127.0.0.1/ok", id="literal-loopback"),
+    pytest.param("https://169.254.169.254/latest/meta-data/", id="literal-metadata"),
+    pytest.param("https://[::ffff:169.254.169.254]/ok", id="literal-mapped"),
+    pytest.param("http://hooks.example.com/ok", id="downgrade-to-http"),
+    pytest.param("https://hooks.example.com:8080/ok", id="other-port"),
+    pytest.param("https://user:pw@hooks.example.com/ok", id="userinfo"),
+]
+
+
+@pytest.mark.parametrize("target", PRIVATE_TARGETS)
+def test_stream_refuses_a_redirect_to_a_private_address_before_connecting(
+        tls_receiver, ca_bundle, network, private_receiver, target):
+    network.routes[(PUBLIC_IP, 443)] = ("127.0.0.1", tls_receiver.port)
+    # Were the guard to let the redirect through, these would reach the private server.
+    for address in ("127.0.0.1", "10.0.0.7", "169.254.169.254"):
+        network.routes[(address, 443)] = ("127.0.0.1", private_receiver.port)
+    for port in (80, 8080):
+        network.routes[(PUBLIC_IP, port)] = ("127.0.0.1", private_receiver.port)
+    resolve = Resolver({"hooks.example.com": [PUBLIC_IP], "internal.example.com": ["127.0.0.1"],
+                        "intranet.example.com": ["10.0.0.7"]})
+    sink = io.BytesIO()
+    with pytest.raises(OutboundError) as caught:
+        Outbound(resolve=resolve, ca_bundle=ca_bundle).stream("https://hooks.example.com" + redirect_to(target), sink, 1000)
+    assert caught.value.kind == "unsafe_url"
+    assert "after 1 redirect" in caught.value.message
+    assert network.connects == [(PUBLIC_IP, 443)]
+    assert private_receiver.connections == [] and sink.getvalue() == b""

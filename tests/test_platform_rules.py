@@ -24,6 +24,20 @@ def video(name: str = "v.mp4") -> dict:
 def test_there_are_rules_for_every_platform_and_no_other():
     assert set(RULES) == set(PLATFORMS)
     assert all(rules.platform == name for name, rules in RULES.items())
+    assert all(rules.media_limits.platform == name for name, rules in RULES.items())
+
+
+# The format each extension the request rules accept names, as sniffed from the bytes.
+EXTENSION_FORMAT = {"jpg": "jpeg", "jpeg": "jpeg", "jpe": "jpeg", "jfif": "jpeg", "png": "png", "gif": "gif",
+                    "webp": "webp", "mp4": "mp4", "m4v": "mp4", "mov": "mov", "webm": "webm"}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_file_whose_extension_passes_the_request_is_a_format_the_fetch_check_takes(platform):
+    rules = RULES[platform]
+    for kind, extensions in (("image", rules.image_extensions), ("video", rules.video_extensions)):
+        named = {EXTENSION_FORMAT[e] for e in extensions if e in EXTENSION_FORMAT}
+        assert named <= rules.media_limits.formats(kind), (kind, named)
 
 
 # --- Captions --------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
 """The publishing engine: the target state machine on the queue, sandbox publishing, the sweeper."""
 import datetime as dt
+from dataclasses import replace
+
+import pytest
 
 from fanout.models import Account, Event, Post, Target, db
 from fanout.models.account import connect_account
@@ -89,7 +92,7 @@ def test_a_worker_whose_lease_was_taken_back_cannot_settle_the_target(client, au
     with db.connection_context():
         stale = claim(target_id, clock.now, dt.timedelta(seconds=1))
         clock.advance(seconds=2)
-        publishing.sweep()
+        publishing.sweep(rt)
         fresh = claim(target_id, clock.now, dt.timedelta(minutes=5))
         assert resolve(rt, stale, Outcome(external_url="https://late")) == []
         resolve(rt, fresh, Outcome(external_url="https://on-time"))
@@ -105,7 +108,7 @@ def test_the_sweeper_takes_back_an_expired_lease_and_publishes_once(client, auth
     run_queue(rt, clock)  # its task is gone: nothing moves the claimed target
     assert read(client, auth, post["id"])["status"] == "processing"
     clock.advance(seconds=rt.settings.publish_lease + 1)
-    swept = publishing.sweep()
+    swept = publishing.sweep(rt)
     assert swept["reclaimed"] == [target_id]
     run_queue(rt, clock)
     assert read(client, auth, post["id"])["status"] == "completed"
@@ -118,9 +121,9 @@ def test_the_sweeper_re_enqueues_targets_whose_task_was_lost(client, auth, accou
     post = upload_post(client, auth)
     rt.queue.flush()  # the queue lost every wake-up call
     clock.advance(seconds=29)
-    assert publishing.sweep()["targets"] == []
+    assert publishing.sweep(rt)["targets"] == []
     clock.advance(seconds=2)
-    assert len(publishing.sweep()["targets"]) == 3
+    assert len(publishing.sweep(rt)["targets"]) == 3
     run_queue(rt, clock)
     assert read(client, auth, post["id"])["status"] == "completed"
 
@@ -174,3 +177,43 @@ def test_the_sandbox_page_of_an_unpublished_target_is_404(client, auth, accounts
     assert client.get(f"/sandbox/x/{post['targets'][0]['id']}").status_code == 404
     with db.connection_context():
         assert Post.select().count() == 1
+
+
+class WorkerKilled(BaseException):
+    """What a SIGKILL looks like from inside: nothing after it runs, no cleanup."""
+
+
+def kill_in_flight(seconds):
+    raise WorkerKilled()
+
+
+def test_a_worker_killed_during_a_sandbox_call_leaves_a_target_that_publishes_once(
+        client, auth, accounts, rt, clock):
+    rt.settings = replace(rt.settings, sandbox_latency=1.0)
+    post = upload_post(client, auth, platforms=["x"], media=[])
+    target_id = post["targets"][0]["id"]
+    rt.sleep = kill_in_flight  # the worker dies while the first (container) call is in flight
+    with pytest.raises(WorkerKilled):
+        run_queue(rt, clock)
+    with db.connection_context():
+        assert Target.get_by_id(target_id).status == "processing"
+    rt.sleep = lambda seconds: None
+    clock.advance(seconds=rt.settings.publish_lease + 1)
+    assert publishing.sweep(rt)["reclaimed"] == [target_id]
+    run_queue(rt, clock)
+    assert read(client, auth, post["id"])["status"] == "completed"
+    with db.connection_context():
+        assert Target.get_by_id(target_id).attempts == 2
+        assert Event.select().where(Event.target == target_id).count() == 1
+
+
+def test_a_reclaimed_target_stays_processing_until_its_next_worker_settles_it(client, auth, accounts, rt, clock):
+    post = upload_post(client, auth, platforms=["x"], media=[])
+    target_id = post["targets"][0]["id"]
+    with db.connection_context():
+        claim(target_id, clock.now, dt.timedelta(seconds=1))
+    clock.advance(seconds=2)
+    publishing.sweep(rt)
+    with db.connection_context():
+        target = Target.get_by_id(target_id)
+    assert (target.status, target.lease_expires_at, target.next_check_at) == ("processing", None, clock.now)

@@ -288,3 +288,34 @@ def test_a_weak_or_unsendable_metrics_token_is_refused_without_being_quoted(valu
     with pytest.raises(SettingsError, match="FANOUT_METRICS_TOKEN") as refused:
         settings(FANOUT_METRICS_TOKEN=value)
     assert value not in str(refused.value)
+
+
+def test_a_platform_app_needs_both_its_client_id_and_secret():
+    settings = Settings.from_env({"FANOUT_THREADS_CLIENT_ID": "123", "FANOUT_THREADS_CLIENT_SECRET": "s3cret"})
+    assert settings.platform_apps["threads"].client_id == "123"
+    assert set(settings.platform_apps) == {"threads"}
+
+
+@pytest.mark.parametrize("given", ["FANOUT_X_CLIENT_ID", "FANOUT_X_CLIENT_SECRET"])
+def test_half_a_platform_app_is_refused_naming_the_missing_half_and_never_the_secret(given):
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env({given: "s3cret-value"})
+    missing = "FANOUT_X_CLIENT_SECRET" if given.endswith("ID") else "FANOUT_X_CLIENT_ID"
+    assert missing in str(refused.value) and "s3cret-value" not in str(refused.value)
+
+
+def test_platform_hosts_are_host_equals_base_url_pairs():
+    settings = Settings.from_env({"FANOUT_PLATFORM_HOSTS": " Graph.Threads.net=http://127.0.0.1:9200/ , threads.net=http://127.0.0.1:9200"})
+    assert settings.platform_hosts == {"graph.threads.net": "http://127.0.0.1:9200", "threads.net": "http://127.0.0.1:9200"}
+
+
+@pytest.mark.parametrize("value", ["graph.threads.net", "graph.threads.net=127.0.0.1:9200",
+                                   "graph.threads.net=ftp://127.0.0.1", "graph.threads.net=http://127.0.0.1/v1.0"])
+def test_a_platform_host_that_is_not_a_base_url_is_refused(value):
+    with pytest.raises(SettingsError, match="FANOUT_PLATFORM_HOSTS"):
+        Settings.from_env({"FANOUT_PLATFORM_HOSTS": value})
+
+
+def test_the_threads_container_window_defaults_to_300_seconds_and_can_be_set():
+    assert Settings.from_env({}).threads_container_window == 300
+    assert Settings.from_env({"FANOUT_THREADS_CONTAINER_WINDOW": "60"}).threads_container_window == 60

@@ -5,22 +5,19 @@ import functools
 
 from starlette.responses import Response
 
-from ..errors import ApiError, not_found
 from ..ids import is_id
 from ..models import db
-from ..models.errors import DomainError
+from ..problems import NotFound
 
 
 def api_call(handler):
-    """Runs the handler on a pooled connection and turns domain errors into API errors."""
+    """Runs the handler on a pooled connection; the Problems it raises reach the app's
+    error handler (fanout/errors.py), which answers them."""
 
     @functools.wraps(handler)
     def wrapper(*args, **kwargs):
-        try:
-            with db.connection_context():
-                return handler(*args, **kwargs)
-        except DomainError as e:
-            raise ApiError(e.status, e.code, str(e)) from None
+        with db.connection_context():
+            return handler(*args, **kwargs)
 
     return wrapper
 
@@ -36,5 +33,5 @@ def known_id(value: str, prefix: str, what: str) -> str:
     No such id exists, and a query with it might fail (PostgreSQL refuses NUL in text).
     """
     if not is_id(value, prefix):
-        raise not_found(f"no such {what} in this workspace")
+        raise NotFound(f"no such {what} in this workspace")
     return value

@@ -4,33 +4,22 @@ from __future__ import annotations
 from urllib.parse import urlencode, urlsplit
 
 from .. import runtime
-from ..errors import validation_error
 from ..models.account import disconnect_account as _disconnect
 from ..models.account import list_accounts as _list
 from ..models.connect_session import start_session
-from ..times import isoformat
+from ..problems import InvalidRequest
+from ..views import account_view, list_view
 from . import api_call, known_id, no_content
-
-
-def account_view(account) -> dict:
-    return {
-        "id": account.id,
-        "platform": account.platform,
-        "username": account.username,
-        "status": account.status,
-        "connected_at": isoformat(account.connected_at),
-        "sandbox": account.sandbox,
-    }
 
 
 @api_call
 def list_accounts(token_info, platform=None, status=None, sandbox=None):
     accounts = _list(token_info["workspace_id"], platform=platform, status=status, sandbox=sandbox)
-    return {"data": [account_view(a) for a in accounts]}, 200
+    return list_view([account_view(a) for a in accounts]), 200
 
 
 def _check_redirect_url(url: str) -> str:
-    problem = validation_error("redirect_url: must be an absolute http(s) URL without user info")
+    problem = InvalidRequest("redirect_url: must be an absolute http(s) URL without user info")
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -1,13 +1,13 @@
 """The connect pages on {connect_url}: what the end user's browser opens.
 
-`GET /connect/{platform}?session=...` runs the flow and redirects; `GET /connect/done`
-is the built-in confirmation page. These answer HTML, never the JSON error object, and
-never a 500 for a bad or stale link.
+`GET /connect/{platform}?session=...` starts the flow (fanout/connect_flow.py) and
+redirects; `GET /connect/{platform}/callback` is where a platform sends the browser back
+after consent; `GET /connect/done` is the built-in confirmation page. These answer HTML,
+never the JSON error object, and never a 500 for a bad or stale link.
 """
 from __future__ import annotations
 
 import html
-import logging
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -15,11 +15,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import runtime
-from ..models import PlanLimitExceeded, db
-from ..models.connect_session import SessionUnusable, consume_session
-from ..platforms import NAMES, PLATFORMS, sandbox
-
-log = logging.getLogger(__name__)
+from ..connect_flow import Redirect, Refused, finish, open_link
+from ..platforms import NAMES, PLATFORMS
 
 # The session token is in the URL: keep it out of Referer headers, caches and frames.
 PAGE_HEADERS = {
@@ -34,6 +31,12 @@ SESSION_PROBLEMS = {
     "unknown": (404, "This connect link is not valid", "Ask the app that sent you here for a new link."),
     "expired": (410, "This connect link has expired", "Links work for 30 minutes. Ask the app that sent you here for a new one."),
     "used": (410, "This connect link was already used", "Each link works once. Ask the app that sent you here for a new one."),
+    # The platform's callback: a `state` we did not issue, or issued and already used.
+    "bad_state": (400, "This sign-in cannot be completed",
+                  ("The answer from the platform does not match a sign-in in progress, or it was already used. "
+                   "Start again from the app that sent you here.")),
+    "late_state": (400, "This sign-in took too long",
+                   "Connect links work for 30 minutes. Ask the app that sent you here for a new one."),
 }
 
 OUTCOMES = {
@@ -41,6 +44,7 @@ OUTCOMES = {
     "plan_limit_exceeded": "The workspace cannot connect more accounts on its plan",
     "platform_not_configured": "This server is not set up to connect accounts on this platform yet",
     "access_denied": "Access was not granted",
+    "platform_error": "The platform did not complete the connection",
 }
 
 
@@ -60,38 +64,34 @@ def with_query(url: str, params: dict) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def _run_flow(token: str, platform: str) -> tuple[str, dict] | Response:
-    """Where to send the user and with what, or a page to show here."""
-    rt = runtime.current()
-    with db.connection_context():
-        try:
-            session = consume_session(rt, token, platform)
-        except SessionUnusable as e:
-            return page(*SESSION_PROBLEMS[e.reason])
-        target = session.redirect_url or f"{rt.settings.connect_url}/connect/done"
-        if not session.sandbox:
-            # Live OAuth needs an app registered with the platform; none is configured.
-            return target, {"platform": platform, "error": "platform_not_configured"}
-        try:
-            account = sandbox.connect(rt, session)
-        except PlanLimitExceeded:
-            return target, {"platform": platform, "error": "plan_limit_exceeded"}
-    return target, {"platform": platform, "account_id": account.id, "status": "connected"}
+def unknown_platform() -> HTMLResponse:
+    *others, last = NAMES.values()
+    return page(404, "Unknown platform", f"Fanout connects {', '.join(others)} and {last}.")
+
+
+def answer(outcome: Redirect | Refused) -> Response:
+    if isinstance(outcome, Refused):
+        return page(*SESSION_PROBLEMS[outcome.reason])
+    url = with_query(outcome.url, outcome.params) if outcome.params else outcome.url
+    return RedirectResponse(url, status_code=302, headers=PAGE_HEADERS)
 
 
 async def connect(request: Request) -> Response:
     platform = request.path_params["platform"]
     token = request.query_params.get("session", "")
     if platform not in PLATFORMS:
-        *others, last = NAMES.values()
-        return page(404, "Unknown platform", f"Fanout connects {', '.join(others)} and {last}.")
+        return unknown_platform()
     if not token or len(token) > 200:
         return page(400, "This connect link is incomplete", "Ask the app that sent you here for a new link.")
-    outcome = await run_in_threadpool(_run_flow, token, platform)
-    if isinstance(outcome, Response):
-        return outcome
-    target, params = outcome
-    return RedirectResponse(with_query(target, params), status_code=302, headers=PAGE_HEADERS)
+    return answer(await run_in_threadpool(open_link, runtime.current(), token, platform))
+
+
+async def callback(request: Request) -> Response:
+    platform = request.path_params["platform"]
+    if platform not in PLATFORMS:
+        return unknown_platform()
+    query = {k: request.query_params[k] for k in ("state", "code", "error") if k in request.query_params}
+    return answer(await run_in_threadpool(finish, runtime.current(), platform, query))
 
 
 async def done(request: Request) -> Response:
@@ -108,4 +108,5 @@ async def done(request: Request) -> Response:
 ROUTES = [
     ("/connect/done", done),
     ("/connect/{platform}", connect),
+    ("/connect/{platform}/callback", callback),
 ]

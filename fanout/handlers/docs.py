@@ -16,7 +16,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from swagger_ui_bundle import swagger_ui_path
 
 from .. import spec as _spec
-from ..errors import not_found
+from ..problems import NotFound
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -103,7 +103,7 @@ def routes(spec: dict, base_url: str) -> list:
     async def static(request):
         name = request.path_params["name"]
         if name not in STATIC:
-            raise not_found(f"no file {name!r} in /docs/static")
+            raise NotFound(f"no file {name!r} in /docs/static")
         return FileResponse(Path(swagger_ui_path) / name, media_type=STATIC[name],
                             headers={**DOC_HEADERS, "Cache-Control": "public, max-age=86400"})
 

@@ -11,8 +11,8 @@ import hmac
 from connexion.lifecycle import ConnexionResponse
 
 from .. import runtime
-from ..errors import ApiError
 from ..metrics import CONTENT_TYPE, DatabaseGauges
+from ..problems import InvalidMetricsToken
 
 
 def _matches(token: str) -> bool:
@@ -28,8 +28,6 @@ async def authenticate(token: str) -> dict | None:
 def get_metrics(token_info=None):
     rt = runtime.current()
     if rt.settings.metrics_token is not None and not (token_info or {}).get("metrics"):
-        raise ApiError(401, "invalid_metrics_token",
-                       "send the metrics token (FANOUT_METRICS_TOKEN) as 'Authorization: Bearer <token>'",
-                       headers={"WWW-Authenticate": "Bearer"})
+        raise InvalidMetricsToken("send the metrics token (FANOUT_METRICS_TOKEN) as 'Authorization: Bearer <token>'")
     return ConnexionResponse(status_code=200, body=rt.metrics.exposition(DatabaseGauges(rt)),
                              mimetype="text/plain", content_type=CONTENT_TYPE)

@@ -9,9 +9,10 @@ from .. import cursors, runtime
 from ..models import idempotency
 from ..models.post import get_post as _get_post
 from ..models.post import list_posts as _list_posts
-from ..models.post import post_summary, post_view, targets_of
+from ..models.post import targets_of
 from ..models.upload import create_post as _create_post
 from ..models.upload import draft_from_request
+from ..views import page_view, post_summary, post_view
 from . import api_call, known_id
 
 UPLOAD_PATH = "/v1/upload"
@@ -23,20 +24,17 @@ def create_post(body, token_info):
     rt = runtime.current()
     workspace_id = token_info["workspace_id"]
     draft = draft_from_request(body, token_info["mode"], insecure_urls=rt.settings.insecure_urls)
+
+    def create() -> tuple[int, dict]:
+        return 201, post_view(*_create_post(rt, workspace_id, draft))
+
     key = request.headers.get("idempotency-key")
-    claim = None
-    if key is not None:
-        claim = idempotency.claim(workspace_id, key, idempotency.fingerprint(UPLOAD_PATH, body), rt.now())
-        if claim.record_id is None:
-            return claim.replay_body, claim.replay_status, {"Idempotent-Replayed": "true"}
-    try:
-        _, created = _create_post(rt, workspace_id, draft, claim)
-    except BaseException:
-        if claim is not None:
-            idempotency.release(claim)
-        raise
-    _wake_publishers(rt, created)
-    return created, 201
+    answer = idempotency.once(workspace_id, key, UPLOAD_PATH, body, rt.now(), create)
+    if answer.replayed:
+        return answer.body, answer.status, {"Idempotent-Replayed": "true"}
+    rt.metrics.post_created(draft.sandbox)
+    _wake_publishers(rt, answer.body)
+    return answer.body, answer.status
 
 
 def _wake_publishers(rt, post: dict) -> None:
@@ -61,8 +59,5 @@ def list_posts(token_info, limit=20, cursor=None, status=None, platform=None):
     after = cursors.after(rt.keyring, workspace_id, cursor)
     posts, has_more = _list_posts(workspace_id, limit=limit, after=after, status=status, platform=platform)
     targets = targets_of([p.id for p in posts])
-    return {
-        "data": [post_summary(p, targets[p.id]) for p in posts],
-        "next_cursor": cursors.next_cursor(rt.keyring, workspace_id, posts, has_more),
-        "has_more": has_more,
-    }, 200
+    summaries = [post_summary(p, targets[p.id]) for p in posts]
+    return page_view(summaries, cursors.next_cursor(rt.keyring, workspace_id, posts, has_more), has_more), 200

@@ -2,21 +2,12 @@
 from __future__ import annotations
 
 from .. import cursors, runtime
-from ..errors import validation_error
 from ..models import deliveries
 from ..models import webhook as webhooks
 from ..netguard import UnsafeURL, check_url
-from ..times import isoformat
+from ..problems import InvalidRequest
+from ..views import delivery_view, list_view, new_webhook_view, page_view, webhook_view
 from . import api_call, known_id, no_content
-
-
-def webhook_view(webhook) -> dict:
-    return {
-        "id": webhook.id,
-        "url": webhook.url,
-        "events": webhook.event_list,
-        "created_at": isoformat(webhook.created_at),
-    }
 
 
 @api_call
@@ -25,14 +16,14 @@ def create_webhook(body, token_info):
     try:
         check_url(body["url"], rt.resolve, insecure=rt.settings.insecure_urls)
     except UnsafeURL as e:
-        raise validation_error(f"url: {e}") from None
+        raise InvalidRequest(f"url: {e}") from None
     webhook, secret = webhooks.create_webhook(rt, token_info["workspace_id"], url=body["url"], events=body["events"])
-    return {**webhook_view(webhook), "secret": secret}, 201
+    return new_webhook_view(webhook, secret), 201
 
 
 @api_call
 def list_webhooks(token_info):
-    return {"data": [webhook_view(w) for w in webhooks.list_webhooks(token_info["workspace_id"])]}, 200
+    return list_view([webhook_view(w) for w in webhooks.list_webhooks(token_info["workspace_id"])]), 200
 
 
 @api_call
@@ -53,8 +44,5 @@ def list_deliveries(id, token_info, limit=20, cursor=None):
     webhooks.get_webhook(workspace_id, known_id(id, "wh", "webhook"))  # 404 unless it is this workspace's
     rows, has_more = deliveries.page(id, limit=limit, after=cursors.after(rt.keyring, workspace_id, cursor))
     attempts = deliveries.attempts_of([d.id for d in rows])
-    return {
-        "data": [deliveries.delivery_view(d, attempts[d.id]) for d in rows],
-        "next_cursor": cursors.next_cursor(rt.keyring, workspace_id, rows, has_more),
-        "has_more": has_more,
-    }, 200
+    items = [delivery_view(d, attempts[d.id]) for d in rows]
+    return page_view(items, cursors.next_cursor(rt.keyring, workspace_id, rows, has_more), has_more), 200

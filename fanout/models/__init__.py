@@ -1,9 +1,9 @@
 """Peewee models over one database proxy (SQLite or PostgreSQL)."""
+from ..problems import NotFound, PlanLimitExceeded
 from .account import Account
 from .api_key import ApiKey
 from .connect_session import ConnectSession
 from .db import BaseModel, bind, db, locked, open_database, write_transaction
-from .errors import NotFound, PlanLimitExceeded
 from .event import Delivery, DeliveryAttempt, Event
 from .heartbeat import WorkerHeartbeat
 from .idempotency import IdempotencyRecord

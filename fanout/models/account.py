@@ -1,12 +1,13 @@
-"""Connected social accounts and the account cap."""
+"""Connected social accounts (their cap is checked in fanout/models/caps.py)."""
 from __future__ import annotations
 
 import datetime as _dt
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
+from ..problems import NotFound
+from . import caps
 from .db import BaseModel, write_transaction
-from .errors import NotFound, PlanLimitExceeded
 from .lifecycle import fail_pending_targets
 from .workspace import Workspace, lock_workspace
 
@@ -51,19 +52,6 @@ def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None
     return list(query.order_by(Account.created_at.desc(), Account.id.desc()))
 
 
-def count_accounts(workspace_id: str) -> int:
-    """What the account cap counts: every account, whatever its status (docs/decisions.md#account-cap)."""
-    return Account.select().where(Account.workspace == workspace_id).count()
-
-
-def check_account_cap(workspace: Workspace) -> None:
-    if count_accounts(workspace.id) >= workspace.limits.accounts:
-        raise PlanLimitExceeded(
-            f"the {workspace.plan} plan allows {workspace.limits.accounts} connected accounts; "
-            "disconnect one or upgrade the plan"
-        )
-
-
 def connect_account(
     rt,
     workspace_id: str,
@@ -75,13 +63,17 @@ def connect_account(
     access_token: str | None,
     refresh_token: str | None = None,
     token_expires_at: _dt.datetime | None = None,
+    refresh_at: _dt.datetime | None = None,
 ) -> Account:
-    """Add the account, or refresh it if this platform user is already in the workspace."""
+    """Add the account, or refresh it if this platform user is already in the workspace.
+
+    `refresh_at`: when the periodic task should refresh its token (None: never)."""
     encrypt = rt.keyring.encrypt
     tokens = dict(
         access_token=encrypt(access_token) if access_token else None,
         refresh_token=encrypt(refresh_token) if refresh_token else None,
         token_expires_at=token_expires_at,
+        refresh_at=refresh_at,
     )
     with write_transaction():
         workspace = lock_workspace(workspace_id)
@@ -94,7 +86,7 @@ def connect_account(
                 Account.id == existing.id
             ).execute()
             return Account.get_by_id(existing.id)
-        check_account_cap(workspace)
+        caps.check_accounts(workspace)
         now = rt.now()
         return Account.create(
             id=rt.new_id("acc"),

@@ -6,9 +6,10 @@ import os
 from peewee import CharField, DateTimeField, ForeignKeyField
 
 from .. import apikeys
-from .db import BaseModel, locked, write_transaction
-from .errors import NotFound, PlanLimitExceeded
-from .workspace import Workspace
+from ..problems import InvalidRequest, NotFound
+from . import caps
+from .db import BaseModel, write_transaction
+from .workspace import Workspace, lock_workspace
 
 
 class ApiKey(BaseModel):
@@ -29,26 +30,15 @@ class ApiKey(BaseModel):
         return apikeys.display_prefix(self.mode, self.lookup)
 
 
-def count_active_keys(workspace_id: str) -> int:
-    """What the key cap counts: keys not revoked."""
-    return ApiKey.select().where((ApiKey.workspace == workspace_id) & ApiKey.revoked_at.is_null()).count()
-
-
 def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
     """A new key and its string, which is never stored and so can be shown only now."""
     if mode not in apikeys.PREFIXES:
-        raise ValueError("mode is live or sandbox")
+        raise InvalidRequest("mode is live or sandbox")
     key_string, parts = apikeys.generate(mode, rt.randbytes)
     salt = rt.randbytes(16).hex()
     with write_transaction():
-        workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
-        if workspace is None:
-            raise NotFound(f"no workspace {workspace_id}")
-        if count_active_keys(workspace.id) >= workspace.limits.keys:
-            raise PlanLimitExceeded(
-                f"the {workspace.plan} plan allows {workspace.limits.keys} active API key(s); "
-                "revoke one or upgrade the plan"
-            )
+        workspace = lock_workspace(workspace_id)
+        caps.check_api_keys(workspace)
         key = ApiKey.create(
             id=rt.new_id("key"),
             workspace=workspace,

@@ -7,9 +7,9 @@ import hashlib
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..apikeys import random_base62
-from .account import check_account_cap
+from ..problems import NotFound
+from . import caps
 from .db import BaseModel, write_transaction
-from .errors import NotFound
 from .workspace import Workspace
 
 LIFETIME = _dt.timedelta(minutes=30)
@@ -50,7 +50,7 @@ def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redire
     workspace = Workspace.get_or_none(Workspace.id == workspace_id)
     if workspace is None:
         raise NotFound(f"no workspace {workspace_id}")
-    check_account_cap(workspace)
+    caps.check_accounts(workspace)
     token = random_base62(TOKEN_LENGTH, rt.randbytes)
     now = rt.now()
     with write_transaction():
@@ -90,6 +90,36 @@ def consume_session(rt, token: str, platform: str) -> ConnectSession:
     if session.used_at is not None:
         raise SessionUnusable("used")
     raise SessionUnusable("expired")
+
+
+def begin_oauth(session: ConnectSession, state: str, verifier: str | None) -> None:
+    """Bind the OAuth `state` sent to the platform to this session (only its hash is kept),
+    with the encrypted PKCE verifier if the platform uses one."""
+    with write_transaction():
+        ConnectSession.update(oauth_state_hash=_hash(state), oauth_verifier=verifier).where(
+            ConnectSession.id == session.id
+        ).execute()
+
+
+def claim_oauth_state(rt, state: str, platform: str) -> ConnectSession:
+    """The session an OAuth callback's `state` belongs to, once: the state is forgotten as it
+    is claimed. SessionUnusable("unknown") for a state never issued or already used,
+    ("expired") past the session's 30 minutes."""
+    state_hash = _hash(state)
+    with write_transaction():
+        session = ConnectSession.get_or_none(
+            (ConnectSession.oauth_state_hash == state_hash) & (ConnectSession.platform == platform)
+        )
+        if session is None:
+            raise SessionUnusable("unknown")
+        if session.expires_at <= rt.now():
+            raise SessionUnusable("expired")
+        claimed = ConnectSession.update(oauth_state_hash=None).where(
+            (ConnectSession.id == session.id) & (ConnectSession.oauth_state_hash == state_hash)
+        ).execute()
+    if not claimed:  # another request claimed it between the read and the update
+        raise SessionUnusable("unknown")
+    return session
 
 
 def purge_expired(now: _dt.datetime) -> int:

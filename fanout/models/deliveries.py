@@ -5,7 +5,6 @@ import datetime as _dt
 
 from peewee import Tuple
 
-from ..times import isoformat
 from .db import children_of, write_transaction
 from .event import Delivery, DeliveryAttempt, Event
 from .webhook import Webhook
@@ -83,25 +82,6 @@ def page(webhook_id: str, *, limit: int, after=None) -> tuple[list[Delivery], bo
         query = query.where(Tuple(Delivery.created_at, Delivery.id) < Tuple(*after))
     rows = list(query.order_by(Delivery.created_at.desc(), Delivery.id.desc()).limit(limit + 1))
     return rows[:limit], len(rows) > limit
-
-
-def delivery_view(delivery: Delivery, attempts: list[DeliveryAttempt]) -> dict:
-    event = delivery.event
-    return {
-        "id": delivery.id,
-        "event_id": event.id,
-        "event": event.type,
-        "post_id": event.post_id,
-        "target_id": event.target_id,
-        "status": delivery.status,
-        "attempts": [
-            {"number": a.number, "attempted_at": isoformat(a.attempted_at), "status_code": a.status_code,
-             "error": a.error, "duration_ms": a.duration_ms}
-            for a in attempts
-        ],
-        "next_attempt_at": isoformat(delivery.next_attempt_at),
-        "created_at": isoformat(delivery.created_at),
-    }
 
 
 def attempts_of(delivery_ids: list[str]) -> dict[str, list[DeliveryAttempt]]:

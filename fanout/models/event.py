@@ -1,6 +1,10 @@
 """Events (one per resolved target, or about an account) and their deliveries to webhook registrations."""
 from __future__ import annotations
 
+import datetime as _dt
+import json
+from typing import Callable
+
 from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
 
 from .db import BaseModel
@@ -53,3 +57,19 @@ class DeliveryAttempt(BaseModel):
 
     class Meta:
         indexes = ((("delivery", "number"), True),)
+
+
+def record_event(rt, workspace_id: str, kind: str, payload: Callable[[str], dict], now: _dt.datetime, *,
+                 post: str | None = None, target: str | None = None, account_id: str | None = None) -> list[str]:
+    """Write the event and one pending delivery per registration subscribed to `kind`; call
+    inside the transaction that made it happen. Returns the delivery ids, to send after commit."""
+    event_id = rt.new_id("evt")
+    body = json.dumps(payload(event_id), separators=(",", ":"))
+    Event.create(id=event_id, workspace=workspace_id, post=post, target=target, account_id=account_id,
+                 type=kind, body=body, created_at=now)
+    ids = []
+    for webhook in Webhook.select().where(Webhook.workspace == workspace_id):
+        if kind in webhook.event_list:
+            ids.append(Delivery.create(id=rt.new_id("dlv"), event=event_id, webhook=webhook,
+                                       next_attempt_at=now, created_at=now).id)
+    return ids

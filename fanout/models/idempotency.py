@@ -1,4 +1,4 @@
-"""Idempotency-Key records (docs/decisions.md#idempotency).
+"""Idempotency-Key (docs/decisions.md#idempotency): `once` is all a handler calls.
 
 A request with a key first *claims* it through the unique index (workspace, key), never by
 reading first. The claim is completed with the response in the same transaction that
@@ -12,11 +12,12 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from typing import Callable
 
 from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
 
+from ..problems import DuplicateRequest
 from .db import BaseModel, write_transaction
-from .errors import DuplicateRequest
 from .workspace import Workspace
 
 WINDOW = _dt.timedelta(hours=24)
@@ -40,6 +41,38 @@ class IdempotencyRecord(BaseModel):
 
     class Meta:
         indexes = ((("workspace", "key"), True),)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: dict
+    replayed: bool = False  # the stored answer of an earlier request with this key
+
+
+def once(workspace_id: str, key: str | None, path: str, body, now: _dt.datetime,
+         create: Callable[[], tuple[int, dict]]) -> Answer:
+    """`create()` (the status and body it answers) at most once per key of the workspace.
+
+    Without a key, `create` simply runs. With one, the key is claimed first: a request the
+    key already answered gets that answer replayed; another request, or one still
+    running, DuplicateRequest. `create` then runs in the transaction that stores its
+    answer under the key (a transaction `create` opens becomes a savepoint of it), and the
+    claim is released if anything fails, so the key may be retried.
+    """
+    if key is None:
+        return Answer(*create())
+    claim_ = claim(workspace_id, key, fingerprint(path, body), now)
+    if claim_.record_id is None:
+        return Answer(claim_.replay_status, claim_.replay_body, replayed=True)
+    try:
+        with write_transaction():
+            status, answer = create()
+            _complete(claim_, status, answer)
+    except BaseException:
+        _release(claim_)
+        raise
+    return Answer(status, answer)
 
 
 def fingerprint(path: str, body) -> str:
@@ -103,7 +136,7 @@ def _owned(claim_: Claim):
     )
 
 
-def complete(claim_: Claim, status: int, body: dict) -> None:
+def _complete(claim_: Claim, status: int, body: dict) -> None:
     """Store the response; call inside the transaction that made it, which must roll back on
     DuplicateRequest (another request took the claim over after this one stalled)."""
     updated = (
@@ -115,7 +148,7 @@ def complete(claim_: Claim, status: int, body: dict) -> None:
         raise DuplicateRequest("this request took too long and a retry with the same Idempotency-Key took over")
 
 
-def release(claim_: Claim) -> None:
+def _release(claim_: Claim) -> None:
     """Forget a claim whose request failed, so the key may be retried."""
     with write_transaction():
         IdempotencyRecord.delete().where(_owned(claim_)).execute()

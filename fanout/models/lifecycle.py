@@ -1,6 +1,8 @@
 """The target state machine: pending -> processing -> published | failed.
 
-Every move is one conditional UPDATE inside a write transaction, so two workers (or a
+A `processing` target is either held by one worker (a lease) or parked between two steps
+of its publish (no lease, `next_check_at` set, the adapter's state saved): a scheduled
+task or the sweeper claims it again when it is due. Every move is one conditional UPDATE inside a write transaction, so two workers (or a
 duplicate task) can never both move the same target; the post's status is re-derived and,
 when a target resolves, its event and one delivery per subscribed registration are written
 in that same transaction (the database is the source of truth; the queue only wakes
@@ -10,28 +12,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from dataclasses import dataclass
 
-from ..times import isoformat
+from ..platforms.base import Outcome
+from .. import views
 from .db import locked, write_transaction
-from .event import Delivery, Event
+from .event import record_event
 from .post import Post, Target, derive_status
-from .webhook import Webhook
 
 FINAL = ("published", "failed")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What publishing a target came to: an external URL, or an error code and message."""
-
-    external_url: str | None = None
-    error_code: str | None = None
-    error_message: str | None = None
-
-    @property
-    def published(self) -> bool:
-        return self.error_code is None
+__all__ = ["Outcome", "claim", "resolve", "save_state", "park", "reclaim_expired", "waiting", "due_checks"]
 
 
 def _rederive(post_id: str) -> None:
@@ -47,12 +36,19 @@ def _rederive(post_id: str) -> None:
     Post.update(status=derive_status(statuses)).where(Post.id == post_id).execute()
 
 
+def _claimable(now: _dt.datetime):
+    """pending, or processing with nobody holding it and its next step due."""
+    parked = (Target.status == "processing") & Target.lease_expires_at.is_null() & (Target.next_check_at <= now)
+    return (Target.status == "pending") | parked
+
+
 def claim(target_id: str, now: _dt.datetime, lease: _dt.timedelta) -> Target | None:
-    """pending -> processing for one worker, or None if the target is not pending."""
+    """The target for one worker (status processing, a lease), or None if it is not claimable now."""
     with write_transaction():
         moved = (
-            Target.update(status="processing", attempts=Target.attempts + 1, lease_expires_at=now + lease, updated_at=now)
-            .where((Target.id == target_id) & (Target.status == "pending"))
+            Target.update(status="processing", attempts=Target.attempts + 1, lease_expires_at=now + lease,
+                          next_check_at=None, updated_at=now)
+            .where((Target.id == target_id) & _claimable(now))
             .execute()
         )
         if not moved:
@@ -60,6 +56,27 @@ def claim(target_id: str, now: _dt.datetime, lease: _dt.timedelta) -> Target | N
         target = Target.get_by_id(target_id)
         _rederive(target.post_id)
     return target
+
+
+def _held(target: Target, now: _dt.datetime):
+    """The target is still this worker's: the attempt it claimed, its lease not run out."""
+    return ((Target.id == target.id) & (Target.status == "processing") & (Target.attempts == target.attempts)
+            & (Target.lease_expires_at > now))
+
+
+def save_state(target: Target, state: dict, now: _dt.datetime, lease: _dt.timedelta) -> bool:
+    """Store the adapter's state (and renew the lease) before a call that creates something;
+    False if the target is no longer this worker's, and the call must not be made."""
+    with write_transaction():
+        return bool(Target.update(state=json.dumps(state), lease_expires_at=now + lease, updated_at=now)
+                    .where(_held(target, now)).execute())
+
+
+def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime) -> bool:
+    """Leave the target processing, unheld, with its state, until its next step is due."""
+    with write_transaction():
+        return bool(Target.update(state=json.dumps(state), lease_expires_at=None, next_check_at=until, updated_at=now)
+                    .where(_held(target, now)).execute())
 
 
 def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "processing") -> list[str]:
@@ -77,6 +94,7 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
         error_code=outcome.error_code,
         error_message=outcome.error_message,
         lease_expires_at=None,
+        next_check_at=None,
         updated_at=now,
     )
     condition = (Target.id == target.id) & (Target.status == from_status)
@@ -96,27 +114,9 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    event_id = rt.new_id("evt")
-    body = json.dumps(event_payload(event_id, kind, target, now), separators=(",", ":"))
-    Event.create(id=event_id, workspace=post.workspace_id, post=post, target=target, type=kind, body=body, created_at=now)
-    ids = []
-    for webhook in Webhook.select().where(Webhook.workspace == post.workspace_id):
-        if kind in webhook.event_list:
-            delivery = Delivery.create(
-                id=rt.new_id("dlv"), event=event_id, webhook=webhook, next_attempt_at=now, created_at=now
-            )
-            ids.append(delivery.id)
-    return ids
+    return record_event(rt, post.workspace_id, kind, lambda event_id: views.target_event(event_id, kind, target, now),
+                        now, post=post.id, target=target.id)
 
-
-def event_payload(event_id: str, kind: str, target: Target, now: _dt.datetime) -> dict:
-    """The event body of docs/decisions.md#events, `id`, `target.id` and `target.account_id` included."""
-    detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
-    if target.status == "published":
-        detail["external_url"] = target.external_url
-    else:
-        detail.update(error_code=target.error_code, error_message=target.error_message)
-    return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
 
 
 def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:
@@ -131,20 +131,33 @@ def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:
 
 
 def reclaim_expired(now: _dt.datetime) -> list[str]:
-    """processing targets whose lease ran out (their worker died) -> pending again."""
+    """processing targets whose lease ran out (their worker died) -> unheld and due now.
+
+    They stay `processing`: something may already exist on the platform. The next worker
+    hands the adapter the state saved before the interrupted call, and the adapter reads
+    back what exists before sending anything again (docs/architecture.md#never-twice).
+    """
     with write_transaction():
-        rows = list(Target.select(Target.id, Target.post).where(
-            (Target.status == "processing") & (Target.lease_expires_at < now)))
-        stale = [t.id for t in rows]
+        stale = [t.id for t in Target.select(Target.id).where(
+            (Target.status == "processing") & (Target.lease_expires_at < now))]
         if stale:
-            Target.update(status="pending", lease_expires_at=None, updated_at=now).where(
+            Target.update(lease_expires_at=None, next_check_at=now, updated_at=now).where(
                 Target.id.in_(stale) & (Target.status == "processing") & (Target.lease_expires_at < now)
             ).execute()
-            # In id order, as every transaction that locks several posts takes them, so two
-            # such transactions cannot wait for each other.
-            for post_id in sorted({t.post_id for t in rows}):
-                _rederive(post_id)
     return stale
+
+
+def due_checks(now: _dt.datetime, limit: int = 500) -> list[str]:
+    """Parked targets whose next step is due: their scheduled wake-up may have been lost."""
+    return [t.id for t in Target.select(Target.id).where(
+        (Target.status == "processing") & Target.lease_expires_at.is_null() & (Target.next_check_at <= now)
+    ).order_by(Target.next_check_at).limit(limit)]
+
+
+def published_since(account_id: str, since: _dt.datetime) -> int:
+    """The account's targets published since `since` (platforms' daily caps)."""
+    return Target.select().where((Target.account_id == account_id) & (Target.status == "published")
+                                 & (Target.published_at >= since)).count()
 
 
 def waiting(older_than: _dt.datetime, limit: int = 500) -> list[str]:

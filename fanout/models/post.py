@@ -5,9 +5,8 @@ import json
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple, fn
 
-from ..times import isoformat
+from ..problems import NotFound
 from .db import BaseModel, children_of
-from .errors import NotFound
 from .workspace import Workspace
 
 IN_FLIGHT = ("pending", "processing")
@@ -104,44 +103,6 @@ def count_in_flight() -> dict[str, int]:
     for row in query:
         counts[row.status] = row.n
     return counts
-
-
-def target_view(target: Target) -> dict:
-    return {
-        "id": target.id,
-        "account_id": target.account_id,
-        "platform": target.platform,
-        "status": target.status,
-        "external_url": target.external_url,
-        "published_at": isoformat(target.published_at),
-        "error_code": target.error_code,
-        "error_message": target.error_message,
-    }
-
-
-def post_view(post: Post, targets: list[Target]) -> dict:
-    """The post as GET /v1/posts/{id} and POST /v1/upload show it."""
-    return {
-        "id": post.id,
-        "status": post.status,
-        "sandbox": post.sandbox,
-        "caption": post.caption,
-        "media": post.media_list,
-        "targets": [target_view(t) for t in targets],
-        "created_at": isoformat(post.created_at),
-        "scheduled_at": None,
-    }
-
-
-def post_summary(post: Post, targets: list[Target]) -> dict:
-    """A list entry: id, status, caption, created_at and targets (docs/decisions.md#posts-and-targets)."""
-    return {
-        "id": post.id,
-        "status": post.status,
-        "caption": post.caption,
-        "created_at": isoformat(post.created_at),
-        "targets": [target_view(t) for t in targets],
-    }
 
 
 def targets_of(post_ids: list[str]) -> dict[str, list[Target]]:

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 from ..netguard import UnsafeURL, parse_url
 from ..platforms import rules
-from . import idempotency
+from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
+from . import caps
 from .account import Account
 from .db import write_transaction
-from .errors import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
-from .post import Post, PostPlatform, Target, derive_status, post_view
-from .usage import count_post
+from .post import Post, PostPlatform, Target, derive_status
 from .workspace import lock_workspace
 
 
@@ -130,14 +129,15 @@ def check_media(destinations: list[Account], media: list[dict]) -> None:
             raise UnsupportedMedia(problem)
 
 
-def create_post(rt, workspace_id: str, draft: Draft, claim: idempotency.Claim | None = None) -> tuple[Post, dict]:
-    """Write the post and its pending targets, count it, and complete the idempotency claim."""
+def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]]:
+    """Write the post and its pending targets and count it, in one write transaction (a
+    savepoint of the caller's, when the idempotency key's record is written with it)."""
     now = rt.now()
     with write_transaction():
         workspace = lock_workspace(workspace_id)
         destinations = resolve_destinations(workspace_id, draft)
         check_media(destinations, draft.media)
-        count_post(workspace, now)
+        caps.count_post(workspace, now)
         post = Post.create(
             id=rt.new_id("post"),
             workspace=workspace,
@@ -159,8 +159,4 @@ def create_post(rt, workspace_id: str, draft: Draft, claim: idempotency.Claim | 
             [{"post": post.id, "workspace": workspace.id, "platform": p, "created_at": now}
              for p in dict.fromkeys(a.platform for a in destinations)]
         ).execute()
-        body = post_view(post, targets)
-        if claim is not None:
-            idempotency.complete(claim, 201, body)
-    rt.metrics.post_created(post.sandbox)
-    return post, body
+    return post, targets

@@ -5,12 +5,12 @@ import base64
 
 from peewee import CharField, DateTimeField, ForeignKeyField, TextField
 
-from ..plans import WEBHOOKS_PER_WORKSPACE
+from ..problems import NotFound
+from . import caps
 from .db import BaseModel, write_transaction
-from .errors import NotFound, PlanLimitExceeded
 from .workspace import Workspace, lock_workspace
 
-EVENTS = ("post.completed", "post.failed")
+EVENTS = ("post.completed", "post.failed", "account.expired")
 
 
 class Webhook(BaseModel):
@@ -34,10 +34,6 @@ def new_secret(randbytes) -> str:
     return "whsec_" + base64.b64encode(randbytes(32)).decode()
 
 
-def count_webhooks(workspace_id: str) -> int:
-    return Webhook.select().where(Webhook.workspace == workspace_id).count()
-
-
 def create_webhook(rt, workspace_id: str, *, url: str, events: list[str]) -> tuple[Webhook, str]:
     """The registration and its secret in clear, which only this call ever returns.
 
@@ -46,11 +42,7 @@ def create_webhook(rt, workspace_id: str, *, url: str, events: list[str]) -> tup
     """
     secret = new_secret(rt.randbytes)
     with write_transaction():
-        lock_workspace(workspace_id)
-        if count_webhooks(workspace_id) >= WEBHOOKS_PER_WORKSPACE:
-            raise PlanLimitExceeded(
-                f"a workspace holds at most {WEBHOOKS_PER_WORKSPACE} webhook registrations; delete one first"
-            )
+        caps.check_webhooks(lock_workspace(workspace_id))
         webhook = Webhook.create(
             id=rt.new_id("wh"),
             workspace=workspace_id,

@@ -4,8 +4,8 @@ from __future__ import annotations
 from peewee import CharField, DateTimeField
 
 from ..plans import DEFAULT_PLAN, PLANS, Plan
+from ..problems import InvalidRequest, NotFound
 from .db import BaseModel, locked, write_transaction
-from .errors import NotFound
 
 
 class Workspace(BaseModel):
@@ -21,20 +21,20 @@ class Workspace(BaseModel):
 
 def create_workspace(rt, name: str, plan: str = DEFAULT_PLAN) -> Workspace:
     if plan not in PLANS:
-        raise ValueError(f"unknown plan {plan!r}; one of {', '.join(PLANS)}")
+        raise InvalidRequest(f"unknown plan {plan!r}; one of {', '.join(PLANS)}")
     name = name.strip()
     if not name or len(name) > 200:
-        raise ValueError("a workspace name is 1 to 200 characters")
+        raise InvalidRequest("a workspace name is 1 to 200 characters")
     with write_transaction():
         return Workspace.create(id=rt.new_id("ws"), name=name, plan=plan, created_at=rt.now())
 
 
 def set_plan(workspace_id: str, plan: str) -> Workspace:
     if plan not in PLANS:
-        raise ValueError(f"unknown plan {plan!r}; one of {', '.join(PLANS)}")
+        raise InvalidRequest(f"unknown plan {plan!r}; one of {', '.join(PLANS)}")
     with write_transaction():
         if not Workspace.update(plan=plan).where(Workspace.id == workspace_id).execute():
-            raise LookupError(f"no workspace {workspace_id}")
+            raise NotFound(f"no workspace {workspace_id}")
     return Workspace.get_by_id(workspace_id)
 
 

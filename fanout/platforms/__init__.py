@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
+from . import threads
 from .rules import RULES, PlatformRules
 
 
@@ -33,7 +34,7 @@ REGISTRY: dict[str, Platform] = {
     p.name: p
     for p in (
         Platform("instagram", "Instagram"),
-        Platform("threads", "Threads"),
+        Platform("threads", "Threads", adapter=threads),
         Platform("tiktok", "TikTok"),
         Platform("x", "X"),
     )

@@ -116,6 +116,7 @@ class Job:
     """One target to publish, as plain values."""
 
     target_id: str
+    platform: str
     user_id: str  # the platform's id of the account
     username: str
     access_token: str = field(repr=False)
@@ -123,6 +124,9 @@ class Job:
     media: tuple[Mapping[str, str], ...]  # {"url", "type"} items, in the post's order
     state: State  # what the last step saved ({} at first)
     simulate_error: str | None = None  # sandbox posts only
+    # The account's targets published in the last 24 hours, counted by the engine, for
+    # platforms with a daily publishing cap.
+    published_last_24h: int = 0
 
 
 class Step(Protocol):
@@ -133,6 +137,9 @@ class Step(Protocol):
     settings: Any  # fanout.settings.Settings
 
     def now(self) -> _dt.datetime: ...
+
+    def sleep(self, seconds: float) -> None:
+        """Time a call is in flight (the sandbox's simulated latency); never used to wait."""
 
     def save(self, state: State) -> None:
         """Store `state` on the target before a call that creates something; raises
@@ -154,9 +161,12 @@ class Adapter(Protocol):
 
     def authorize(self, app: App, redirect_uri: str, state: str) -> Authorization: ...
 
-    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None) -> Grant: ...
+    # `now`: the engine's clock, from which `Grant.expires_at` is counted (default: the system's).
+    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None, *,
+                 now: _dt.datetime | None = None) -> Grant: ...
 
-    def refresh(self, http, app: App, access_token: str, refresh_token: str | None) -> Grant: ...
+    def refresh(self, http, app: App, access_token: str, refresh_token: str | None, *,
+                now: _dt.datetime | None = None) -> Grant: ...
 
     def refresh_due(self, expires_at: _dt.datetime) -> _dt.datetime:
         """When a token expiring at `expires_at` should be refreshed (before jitter)."""

@@ -1,4 +1,5 @@
-"""What each platform takes, as one table: caption caps and the media one post may carry.
+"""What each platform takes, as one table: caption caps, the media one post may carry, and
+what each media file may be once fetched (`MediaLimits`, checked by fanout/media_fetch.py).
 
 The API turns away media that the request alone shows a platform cannot take (docs/decisions.md#media:
 422 `unsupported_media_for_platform`) and fails a target whose caption is over its
@@ -9,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from urllib.parse import unquote, urlsplit
+
+from ..media import MB, VIDEO_FORMATS, MediaLimits
 
 from .text import (
     hashtag_count,
@@ -57,6 +61,7 @@ class PlatformRules:
     max_images: int
     max_videos: int
     mixed: bool  # may one post carry images and videos together
+    media_limits: MediaLimits  # what each file may be, known only once it is fetched
     image_noun: str = "image"  # the platform's own word, for messages (TikTok posts "photos")
 
 
@@ -83,6 +88,18 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             max_images=10,
             max_videos=10,
             mixed=True,
+            media_limits=MediaLimits(
+                platform="instagram",
+                image_formats=frozenset({"jpeg"}),  # an MPO (multi-picture JPEG) is refused
+                video_formats=frozenset({"mp4", "mov"}),
+                image_max_bytes=8 * MB,
+                # Reels: 300 MB, where older copies of the page say 1 GB [CONFLICT]: the smaller.
+                video_max_bytes=300 * MB,
+                min_aspect=Fraction(4, 5),
+                max_aspect=Fraction(191, 100),
+                min_seconds=3,
+                max_seconds=15 * 60,
+            ),
         ),
         PlatformRules(
             platform="threads",
@@ -100,6 +117,17 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             max_images=20,
             max_videos=20,
             mixed=True,
+            media_limits=MediaLimits(
+                platform="threads",
+                image_formats=frozenset({"jpeg", "mpo", "png"}),
+                video_formats=frozenset({"mp4", "mov"}),
+                image_max_bytes=8 * MB,
+                video_max_bytes=1000 * MB,
+                # "aspect-ratio limit 10:1": either way round.
+                min_aspect=Fraction(1, 10),
+                max_aspect=Fraction(10),
+                max_seconds=5 * 60,  # "> 0 s": no video has a duration of 0 (fanout/media.py)
+            ),
         ),
         PlatformRules(
             platform="tiktok",
@@ -123,6 +151,17 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             max_images=35,
             max_videos=1,
             mixed=False,
+            media_limits=MediaLimits(
+                platform="tiktok",
+                image_formats=frozenset({"jpeg", "mpo", "webp"}),
+                video_formats=frozenset({"mp4", "mov", "webm"}),
+                image_max_bytes=20 * MB,  # [S]; "<= 1080p" [S] is left to TikTok
+                video_max_bytes=4000 * MB,
+                # 3 s [S] to 10 min; the creator's own maximum (creator_info's
+                # max_video_post_duration_sec) narrows it at publish time.
+                min_seconds=3,
+                max_seconds=10 * 60,
+            ),
             image_noun="photo",
         ),
         PlatformRules(
@@ -148,6 +187,17 @@ RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
             max_images=4,
             max_videos=1,
             mixed=False,
+            media_limits=MediaLimits(
+                platform="x",
+                image_formats=frozenset({"jpeg", "mpo", "png", "gif", "webp"}),
+                # Any video container (X judges the codec), and a GIF declared a video.
+                video_formats=VIDEO_FORMATS | {"gif"},
+                image_max_bytes=5 * MB,
+                animated_max_bytes=15 * MB,
+                video_max_bytes=512 * MB,
+                min_seconds=0.5,
+                max_seconds=140,
+            ),
         ),
     )
 }

@@ -1,13 +1,16 @@
-"""The sandbox platform: never calls a network, gives deterministic results."""
+"""The sandbox platform: an adapter on the same seam as the live ones that never calls a
+network and gives deterministic results (docs/decisions.md#posts-and-targets).
+
+It publishes in two steps, as container platforms do, so sandbox posts run through the
+engine's machinery (saved state, parking, reconciling after a lost worker):
+1. check the post (simulate_error, caption cap, media rules) and "create a container",
+   whose id is derived from the target id;
+2. "publish" it: the external URL is the target's page on this server.
+`FANOUT_SANDBOX_LATENCY` is how long each simulated call is in flight.
+"""
 from __future__ import annotations
 
-import time
-
-from ..apikeys import random_base62
-from ..models.account import Account, connect_account
-from ..models.workspace import lock_workspace
-from ..models.db import write_transaction
-from ..models.lifecycle import Outcome
+from .base import Job, Result, Step, Wait, failed, published
 from .rules import caption_problem, media_problem
 
 
@@ -19,42 +22,28 @@ def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
     return f"sandbox-{n}", f"sandbox_{platform}_{n}"
 
 
-def connect(rt, session) -> Account:
-    """Complete a sandbox connect flow: a new active account, `sandbox_<platform>_<n>`."""
-    with write_transaction():
-        lock_workspace(session.workspace_id)
-        taken = {
-            a.platform_user_id
-            for a in Account.select(Account.platform_user_id).where(
-                (Account.workspace == session.workspace_id) & (Account.platform == session.platform) & Account.sandbox
-            )
-        }
-        user_id, username = sandbox_identity(taken, session.platform)
-        return connect_account(
-            rt,
-            session.workspace_id,
-            platform=session.platform,
-            sandbox=True,
-            platform_user_id=user_id,
-            username=username,
-            # A token like a real platform's, so sandbox accounts take the same paths.
-            access_token="sbx_" + random_base62(40, rt.randbytes),
-        )
+def publish(step: Step, job: Job) -> Result:
+    """One step; the same job always comes to the same outcome."""
+    platform = job.platform
+    latency = step.settings.sandbox_latency
+    if "container" not in job.state:
+        if job.simulate_error:
+            return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
+        problem = caption_problem(platform, job.caption)
+        if problem:
+            return failed("caption_too_long", problem)
+        problem = media_problem(platform, list(job.media))
+        if problem:
+            return failed("platform_rejected_media", problem)
+        # Saved before the (simulated) creating call, as a live adapter must; the container
+        # id is derived, so a step interrupted here simply creates "it" again.
+        container = f"sbx_{job.target_id}"
+        step.save({"creating": container})
+        if latency:
+            step.sleep(latency)
+        return Wait(until=step.now(), state={"container": container})
+    step.save({**job.state, "publishing": True})
+    if latency:
+        step.sleep(latency)
+    return published(f"{step.settings.base_url}/sandbox/{platform}/{job.target_id}")
 
-
-def publish(rt, post, target, account, sleep=time.sleep) -> Outcome:
-    """Deterministic: the same post and target always give the same outcome, and no network."""
-    if rt.settings.sandbox_latency:
-        sleep(rt.settings.sandbox_latency)
-    if account is None:
-        return Outcome(error_code="platform_auth_expired", error_message="the account was disconnected; reconnect it")
-    if post.simulate_error:
-        return Outcome(error_code=post.simulate_error,
-                       error_message=f"simulated {post.simulate_error} (sandbox simulate_error)")
-    problem = caption_problem(target.platform, post.caption)
-    if problem:
-        return Outcome(error_code="caption_too_long", error_message=problem)
-    problem = media_problem(target.platform, post.media_list)
-    if problem:
-        return Outcome(error_code="platform_rejected_media", error_message=problem)
-    return Outcome(external_url=f"{rt.settings.base_url}/sandbox/{target.platform}/{target.id}")

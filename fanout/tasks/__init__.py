@@ -12,7 +12,7 @@ from huey.api import TaskWrapper
 
 from ..datadir import private_file
 from ..settings import Settings, sqlite_path
-from . import maintenance, publishing, webhooks
+from . import maintenance, publishing, tokens, webhooks
 
 NAME = "fanout"
 
@@ -37,10 +37,22 @@ def memory_queue() -> Huey:
     return MemoryHuey(NAME, results=False)
 
 
-def register(huey: Huey) -> Tasks:
+def register(huey: Huey, rt) -> Tasks:
+    """The tasks on `huey`, bound to the runtime `rt` (a fanout.runtime.Runtime) they run on."""
     maintenance.register(huey)
-    huey.periodic_task(crontab(minute="*"), name="sweep")(publishing.sweep)
+
+    def publish_target(target_id: str) -> None:
+        publishing.publish_target(rt, target_id)
+
+    def sweep() -> dict:
+        return publishing.sweep(rt)
+
+    def refresh_tokens() -> dict:
+        return tokens.refresh_due_tokens(rt)
+
+    huey.periodic_task(crontab(minute="*"), name="sweep")(sweep)
+    huey.periodic_task(crontab(minute="*/5"), name="refresh_tokens")(refresh_tokens)
     return Tasks(
-        publish=huey.task(name="publish_target")(publishing.publish_target),
+        publish=huey.task(name="publish_target")(publish_target),
         deliver=huey.task(name="deliver")(webhooks.deliver),
     )

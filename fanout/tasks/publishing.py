@@ -1,58 +1,191 @@
-"""Publishing tasks: one per target, plus the sweeper that makes lost wake-up calls harmless.
+"""Publishing tasks: one step of one target per task, plus the sweeper that makes lost
+wake-up calls harmless.
 
 Huey acknowledges nothing (a killed worker loses its task), so the database decides what
-is left to do: a target is claimed with a lease before publishing, and the sweeper puts
-back targets whose lease ran out and re-enqueues pending ones nobody picked up.
+is left to do: a target is claimed with a lease, its adapter runs one step
+(fanout/platforms/base.py), and the step's answer settles the target or parks it, state
+saved, until a scheduled task (or the sweeper) claims it again. No worker thread waits
+for a platform; a target whose worker died is taken back when its lease runs out and
+its adapter reconciles from the saved state before sending anything again.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import logging
 
-from .. import runtime
+from ..media_fetch import MediaProblem, inspect
 from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
-from ..models.lifecycle import Outcome, claim, reclaim_expired, resolve, waiting
-from ..platforms import sandbox
+from ..models.lifecycle import (
+    claim, due_checks, park, published_since, reclaim_expired, resolve, save_state, waiting,
+)
+from ..platforms import REGISTRY, sandbox
+from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
+from ..platforms.rules import caption_problem
+from ..times import UTC
+from .tokens import Refresh, refresh_account
 
 log = logging.getLogger(__name__)
 
-# A target pending this long after its last change has probably lost its task.
+# A pending target this long after its last change has probably lost its task.
 STALE_PENDING = _dt.timedelta(seconds=30)
+# Steps run back to back in one task while each says its next one is due at once.
+INLINE_STEPS = 10
+# Transient failures (5xx, timeouts before anything was created) a target survives.
+MAX_RETRIES = 5
+RETRY_BASE = 30  # seconds; doubled each retry, capped below
+RETRY_CAP = 1800
+DAY = _dt.timedelta(hours=24)
 
 
-def publish(rt, post, target, account) -> Outcome:
-    if post.sandbox:
-        return sandbox.publish(rt, post, target, account)
-    # Live adapters arrive with the platform issues; until then a live target fails plainly.
-    return Outcome(error_code="unknown_platform_error",
-                   error_message=f"publishing to {target.platform} is not available on this server yet")
+class Run:
+    """The engine's side of one claimed target, as an adapter sees it (base.Step)."""
+
+    def __init__(self, rt, target):
+        self.rt = rt
+        self.target = target
+        self.http = rt.platform_http
+        self.outbound = rt.outbound
+        self.settings = rt.settings
+        self.sleep = rt.sleep
+        self.lease = _dt.timedelta(seconds=rt.settings.publish_lease)
+        self.saved = None  # the last state saved, what a replay starts from
 
 
-def publish_target(target_id: str) -> None:
-    rt = runtime.current()
+    def now(self) -> _dt.datetime:
+        return self.rt.now()
+
+    def save(self, state) -> None:
+        with db.connection_context():
+            if not save_state(self.target, dict(state), self.rt.now(), self.lease):
+                raise LeaseLost(self.target.id)
+        self.saved = dict(state)
+
+
+def publish_target(rt, target_id: str) -> None:
+    """Claim the target, run its due steps, and settle or park it."""
     with db.connection_context():
         target = claim(target_id, rt.now(), _dt.timedelta(seconds=rt.settings.publish_lease))
         if target is None:
-            return  # already taken by another worker, or already final
+            return  # taken by another worker, final, or not due yet
         post = target.post
         account = Account.get_or_none(Account.id == target.account_id)
-    # No database connection is held while the platform is called: that can take a while.
-    outcome = publish(rt, post, target, account)
+        recent = published_since(target.account_id, rt.now() - DAY) if account and not post.sandbox else 0
+    # No database connection is held while a platform is called: that can take a while.
+    run = Run(rt, target)
+    state = target.saved_state
+    try:
+        for _ in range(INLINE_STEPS):
+            result = _step(rt, run, post, target, account, state, recent)
+            if not isinstance(result, Wait) or result.until > rt.now():
+                break
+            state = dict(result.state)
+    except LeaseLost:
+        log.warning("target %s was taken back from this worker mid-publish; its new worker continues", target_id)
+        return
+    _settle(rt, target, state, result)
+
+
+def _step(rt, run: Run, post, target, account, state, recent) -> Result:
+    """One step, with the one token refresh and replay an auth error earns."""
+    if account is None:
+        return failed("platform_auth_expired", "the account was disconnected; reconnect it")
+    if account.status != "active":
+        return failed("platform_auth_expired", f"the account is {account.status}; reconnect it")
+    if post.sandbox:
+        return sandbox.publish(run, _job(rt, post, target, account, state, 0))
+    platform = REGISTRY[target.platform]
+    if platform.adapter is None:
+        return failed("unknown_platform_error", f"publishing to {platform.title} is not available on this server yet")
+    if target.platform not in rt.settings.platform_apps:
+        return failed("unknown_platform_error", f"publishing to {platform.title} is not configured on this server "
+                      f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)")
+    if not state:
+        problem = _preflight(rt, post, target)
+        if problem is not None:
+            return problem
+    result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
+    if not (isinstance(result, Done) and result.outcome.error_code == "platform_auth_expired"):
+        return result
+    refreshed = refresh_account(rt, account.id)
+    if refreshed is Refresh.BUSY or refreshed is Refresh.FAILED:
+        return Retry(after=rt.now() + _dt.timedelta(seconds=RETRY_BASE), state=state,
+                     reason="the token could not be refreshed yet")
+    if refreshed is Refresh.EXPIRED:
+        return result
     with db.connection_context():
-        deliveries = resolve(rt, target, outcome)
+        account = Account.get_by_id(account.id)
+    # From what the failed step last saved: a marker it left must be reconciled, not skipped.
+    replay = run.saved if run.saved is not None else state
+    return platform.adapter.publish(run, _job(rt, post, target, account, replay, recent))
+
+
+def _preflight(rt, post, target) -> Done | None:
+    """The rules every live target meets before its platform is called: the caption cap,
+    and the media as fetched (real type, size, dimensions, duration)."""
+    problem = caption_problem(target.platform, post.caption)
+    if problem:
+        return failed("caption_too_long", problem)
+    # Imported here: Pillow and mutagen load only in the processes that publish.
+
+    limits = REGISTRY[target.platform].rules.media_limits
+    for index, item in enumerate(post.media_list):
+        try:
+            inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"media[{index}]")
+        except MediaProblem as e:
+            return failed(e.code, e.message)
+    return None
+
+
+def _job(rt, post, target, account, state, recent) -> Job:
+    return Job(
+        target_id=target.id,
+        platform=target.platform,
+        user_id=account.platform_user_id,
+        username=account.username,
+        access_token=rt.keyring.decrypt(account.access_token) if account.access_token else "",
+        caption=post.caption,
+        media=tuple(post.media_list),
+        state=state,
+        simulate_error=post.simulate_error,
+        published_last_24h=recent,
+    )
+
+
+def _settle(rt, target, state, result: Result) -> None:
+    now = rt.now()
+    if isinstance(result, Retry):
+        retries = int(state.get("_retries", 0)) + 1
+        if retries > MAX_RETRIES:
+            result = failed("unknown_platform_error", f"gave up after {MAX_RETRIES} retries: {result.reason}")
+        else:
+            delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
+            jitter = int.from_bytes(rt.randbytes(1), "big") / 255 * 0.2 * delay
+            until = max(result.after, now + _dt.timedelta(seconds=delay - jitter))
+            log.info("target %s: retry %d at %s (%s)", target.id, retries, until.isoformat(), result.reason)
+            result = Wait(until=until, state={**result.state, "_retries": retries})
+    elif isinstance(result, Wait):
+        # Progress: the count is of transient failures in a row.
+        result = Wait(until=result.until, state={k: v for k, v in result.state.items() if k != "_retries"})
+    if isinstance(result, Wait):
+        with db.connection_context():
+            parked = park(target, dict(result.state), result.until, now)
+        if parked:
+            rt.tasks.publish.schedule(args=(target.id,), eta=result.until.replace(tzinfo=UTC))
+        return
+    with db.connection_context():
+        deliveries = resolve(rt, target, result.outcome)
     for delivery_id in deliveries:
         rt.tasks.deliver(delivery_id)
 
 
-def sweep() -> dict:
+def sweep(rt) -> dict:
     """Take back expired leases, re-enqueue forgotten targets and due deliveries."""
-    rt = runtime.current()
     now = rt.now()
     with db.connection_context():
         reclaimed = reclaim_expired(now)
-        pending = waiting(now - STALE_PENDING)
+        pending = waiting(now - STALE_PENDING) + due_checks(now - STALE_PENDING)
         deliveries = due(now)
     for target_id in dict.fromkeys(reclaimed + pending):
         rt.tasks.publish(target_id)
@@ -62,3 +195,6 @@ def sweep() -> dict:
         log.info("sweep: %d leases taken back, %d targets and %d deliveries re-enqueued",
                  len(reclaimed), len(pending), len(deliveries))
     return {"reclaimed": reclaimed, "targets": pending, "deliveries": deliveries}
+
+
+__all__ = ["Outcome", "publish_target", "sweep"]

@@ -1,0 +1,116 @@
+"""The plan caps (docs/decisions.md#plans): what each counts, its limit, and its refusal.
+
+A check runs inside the write transaction that adds what it counts, with the workspace
+row locked (`lock_workspace`), so concurrent requests of one workspace cannot pass a cap
+together (tests/test_concurrency.py). The monthly post count needs no lock: its increment
+is one conditional UPDATE the database refuses past the cap
+(tests/test_upload_concurrency.py). `GET /v1/usage` reads the same counts (`usage`).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+
+from ..plans import WEBHOOKS_PER_WORKSPACE, Plan
+from ..problems import PlanLimitExceeded
+# Modules, not names: account, api_key and webhook call the checks here as they create
+# their rows, so each imports this module in turn.
+from . import account, api_key, webhook
+from .usage import MonthlyUsage, month_of, next_month_start
+from .workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Use:
+    """One cap of a workspace: its limit, how much is used, and when the count resets."""
+
+    limit: int
+    used: int
+    resets_at: _dt.datetime | None = None
+
+
+# --- what each cap counts --------------------------------------------------------------
+
+
+def count_accounts(workspace_id: str) -> int:
+    """Every account, whatever its status (docs/decisions.md#account-cap)."""
+    return account.Account.select().where(account.Account.workspace == workspace_id).count()
+
+
+def count_active_keys(workspace_id: str) -> int:
+    """Keys not revoked."""
+    keys = api_key.ApiKey
+    return keys.select().where((keys.workspace == workspace_id) & keys.revoked_at.is_null()).count()
+
+
+def count_webhooks(workspace_id: str) -> int:
+    return webhook.Webhook.select().where(webhook.Webhook.workspace == workspace_id).count()
+
+
+def posts_this_month(workspace_id: str, now: _dt.datetime) -> int:
+    """Posts created this UTC calendar month, sandbox and live together (docs/decisions.md#monthly-post-cap)."""
+    row = MonthlyUsage.get_or_none((MonthlyUsage.workspace == workspace_id) & (MonthlyUsage.month == month_of(now)))
+    return row.posts if row else 0
+
+
+# --- the checks --------------------------------------------------------------------------
+
+
+def check_accounts(workspace: Workspace) -> None:
+    """PlanLimitExceeded if the workspace holds as many accounts as its plan allows."""
+    limit = workspace.limits.accounts
+    if count_accounts(workspace.id) >= limit:
+        raise PlanLimitExceeded(
+            f"the {workspace.plan} plan allows {limit} connected accounts; disconnect one or upgrade the plan"
+        )
+
+
+def check_api_keys(workspace: Workspace) -> None:
+    """PlanLimitExceeded if the workspace holds as many active keys as its plan allows."""
+    limit = workspace.limits.keys
+    if count_active_keys(workspace.id) >= limit:
+        raise PlanLimitExceeded(
+            f"the {workspace.plan} plan allows {limit} active API key(s); revoke one or upgrade the plan"
+        )
+
+
+def check_webhooks(workspace: Workspace) -> None:
+    """PlanLimitExceeded if the workspace holds WEBHOOKS_PER_WORKSPACE registrations (every plan alike)."""
+    if count_webhooks(workspace.id) >= WEBHOOKS_PER_WORKSPACE:
+        raise PlanLimitExceeded(
+            f"a workspace holds at most {WEBHOOKS_PER_WORKSPACE} webhook registrations; delete one first"
+        )
+
+
+def count_post(workspace: Workspace, now: _dt.datetime) -> None:
+    """Count one post, or PlanLimitExceeded; call inside the transaction that creates the post.
+
+    The increment is conditional, so parallel requests can never take the count past the cap:
+    the database refuses the update that would.
+    """
+    month = month_of(now)
+    limit = workspace.limits.posts_per_month
+    MonthlyUsage.insert(workspace=workspace.id, month=month, posts=0).on_conflict_ignore().execute()
+    updated = (
+        MonthlyUsage.update(posts=MonthlyUsage.posts + 1)
+        .where((MonthlyUsage.workspace == workspace.id) & (MonthlyUsage.month == month) & (MonthlyUsage.posts < limit))
+        .execute()
+    )
+    if not updated:
+        raise PlanLimitExceeded(
+            f"the {workspace.plan} plan allows {limit} posts per month and this month's are used; "
+            "the count resets on the 1st (UTC), or upgrade the plan"
+        )
+
+
+# --- what GET /v1/usage shows ----------------------------------------------------------
+
+
+def usage(workspace_id: str, plan: Plan, now: _dt.datetime) -> dict[str, Use]:
+    """Each cap the database holds, by the name GET /v1/usage gives it."""
+    return {
+        "posts": Use(plan.posts_per_month, posts_this_month(workspace_id, now), next_month_start(now)),
+        "accounts": Use(plan.accounts, count_accounts(workspace_id)),
+        "api_keys": Use(plan.keys, count_active_keys(workspace_id)),
+        "webhooks": Use(WEBHOOKS_PER_WORKSPACE, count_webhooks(workspace_id)),
+    }

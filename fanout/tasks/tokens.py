@@ -1,0 +1,81 @@
+"""Refreshing platform tokens: before they expire (a periodic task) and once when a publish
+meets an auth error (fanout/tasks/publishing.py).
+
+Only a refusal (`AuthFailed`) expires the account; a platform that cannot be reached, or
+answers 5xx, leaves the token as it is and the refresh is tried again later.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+from enum import Enum
+
+from ..models import db
+from ..models.account import Account
+from ..models.tokens import claim_refresh, due_refreshes, expire_account, refresh_time, release_refresh, store_grant
+from ..platforms import REGISTRY
+from ..platforms.base import AuthFailed
+
+log = logging.getLogger(__name__)
+
+RETRY_AFTER_FAILURE = _dt.timedelta(minutes=15)
+
+
+class Refresh(Enum):
+    REFRESHED = "refreshed"
+    BUSY = "busy"  # another worker is refreshing it: read the token again shortly
+    EXPIRED = "expired"  # the platform refused: the account is expired now
+    FAILED = "failed"  # transient: the token is unchanged, try again later
+
+
+def refresh_account(rt, account_id: str) -> Refresh:
+    """One refresh of the account's token, by whichever worker holds its refresh."""
+    now = rt.now()
+    with db.connection_context():
+        if not claim_refresh(account_id, now):
+            account = Account.get_or_none(Account.id == account_id)
+            return Refresh.BUSY if account is not None and account.status == "active" else Refresh.EXPIRED
+        account = Account.get_by_id(account_id)
+    platform = REGISTRY[account.platform]
+    app = rt.settings.platform_apps.get(account.platform)
+    if platform.adapter is None or app is None:
+        with db.connection_context():
+            release_refresh(account_id, now + RETRY_AFTER_FAILURE)
+        log.warning("account %s: %s is not configured on this server; its token is not refreshed",
+                    account_id, platform.title)
+        return Refresh.FAILED
+    keyring = rt.keyring
+    refresh_token = keyring.decrypt(account.refresh_token) if account.refresh_token else None
+    try:
+        grant = platform.adapter.refresh(rt.platform_http, app, keyring.decrypt(account.access_token), refresh_token,
+                                         now=rt.now())
+    except AuthFailed as e:
+        log.info("account %s: %s refused the token refresh (%s); the account is expired", account_id,
+                 platform.title, e.reason)
+        with db.connection_context():
+            deliveries = expire_account(rt, account_id, f"{platform.title} refused to refresh the token: {e.reason}")
+        for delivery_id in deliveries:
+            rt.tasks.deliver(delivery_id)
+        return Refresh.EXPIRED
+    except Exception:
+        log.warning("account %s: refreshing the %s token failed; trying again later", account_id,
+                    platform.title, exc_info=True)
+        with db.connection_context():
+            release_refresh(account_id, rt.now() + RETRY_AFTER_FAILURE)
+        return Refresh.FAILED
+    refresh_at = None
+    if grant.expires_at is not None:
+        refresh_at = refresh_time(platform.adapter.refresh_due(grant.expires_at), rt.now(), rt.randbytes)
+    with db.connection_context():
+        store_grant(rt, account_id, grant, refresh_at)
+    return Refresh.REFRESHED
+
+
+def refresh_due_tokens(rt) -> dict:
+    """The periodic task: refresh every token whose refresh time has come."""
+    with db.connection_context():
+        due = due_refreshes(rt.now())
+    results = {account_id: refresh_account(rt, account_id).value for account_id in due}
+    if results:
+        log.info("token refresh: %s", ", ".join(f"{k} {v}" for k, v in results.items()))
+    return results

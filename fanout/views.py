@@ -1,0 +1,151 @@
+"""The JSON shapes of the API's resources, as openapi.yaml's schemas name them.
+
+Handlers shape the resources they answer with here, from the rows the models return; the
+post is also what an idempotent upload stores for its replays. Plain functions of rows: no
+query, no rule.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+
+from .times import isoformat
+
+
+def account_view(account) -> dict:
+    """`Account`."""
+    return {
+        "id": account.id,
+        "platform": account.platform,
+        "username": account.username,
+        "status": account.status,
+        "connected_at": isoformat(account.connected_at),
+        "sandbox": account.sandbox,
+    }
+
+
+def target_view(target) -> dict:
+    """`Target`."""
+    return {
+        "id": target.id,
+        "account_id": target.account_id,
+        "platform": target.platform,
+        "status": target.status,
+        "external_url": target.external_url,
+        "published_at": isoformat(target.published_at),
+        "error_code": target.error_code,
+        "error_message": target.error_message,
+    }
+
+
+def post_view(post, targets: list) -> dict:
+    """`Post`: GET /v1/posts/{id} and POST /v1/upload."""
+    return {
+        "id": post.id,
+        "status": post.status,
+        "sandbox": post.sandbox,
+        "caption": post.caption,
+        "media": post.media_list,
+        "targets": [target_view(t) for t in targets],
+        "created_at": isoformat(post.created_at),
+        "scheduled_at": None,
+    }
+
+
+def post_summary(post, targets: list) -> dict:
+    """`PostSummary`, a list entry: id, status, caption, created_at and targets
+    (docs/decisions.md#posts-and-targets)."""
+    return {
+        "id": post.id,
+        "status": post.status,
+        "caption": post.caption,
+        "created_at": isoformat(post.created_at),
+        "targets": [target_view(t) for t in targets],
+    }
+
+
+def webhook_view(webhook) -> dict:
+    """`Webhook`: never its secret."""
+    return {
+        "id": webhook.id,
+        "url": webhook.url,
+        "events": webhook.event_list,
+        "created_at": isoformat(webhook.created_at),
+    }
+
+
+def new_webhook_view(webhook, secret: str) -> dict:
+    """`WebhookWithSecret`: the one answer that shows the secret, POST /v1/webhooks."""
+    return {**webhook_view(webhook), "secret": secret}
+
+
+def delivery_view(delivery, attempts: list) -> dict:
+    """`Delivery`, with its event's subject and every attempt so far."""
+    event = delivery.event
+    return {
+        "id": delivery.id,
+        "event_id": event.id,
+        "event": event.type,
+        "post_id": event.post_id,
+        "target_id": event.target_id,
+        "account_id": event.account_id,
+        "status": delivery.status,
+        "attempts": [attempt_view(a) for a in attempts],
+        "next_attempt_at": isoformat(delivery.next_attempt_at),
+        "created_at": isoformat(delivery.created_at),
+    }
+
+
+def attempt_view(attempt) -> dict:
+    """`DeliveryAttempt`."""
+    return {"number": attempt.number, "attempted_at": isoformat(attempt.attempted_at), "status_code": attempt.status_code,
+            "error": attempt.error, "duration_ms": attempt.duration_ms}
+
+
+def cap_view(limit: int, used: int | None, resets_at: _dt.datetime | None = None) -> dict:
+    """`Cap`."""
+    return {"limit": limit, "used": used, "resets_at": isoformat(resets_at)}
+
+
+def usage_view(plan, held: dict, rate, now: _dt.datetime) -> dict:
+    """`Usage`: the caps the database holds (fanout/models/caps.py `usage`), then requests
+    per minute as the limiter counted them (`rate`, None while its store is down)."""
+    requests = cap_view(plan.requests_per_minute, None)
+    if rate is not None:
+        requests = cap_view(rate.limit, rate.limit - rate.remaining, now + _dt.timedelta(seconds=rate.reset))
+    return {
+        "plan": plan.name,
+        **{name: cap_view(use.limit, use.used, use.resets_at) for name, use in held.items()},
+        "requests": requests,
+    }
+
+
+def list_view(items: list[dict]) -> dict:
+    """A list answered whole: `{"data": [...]}`."""
+    return {"data": items}
+
+
+def page_view(items: list[dict], next_cursor: str | None, has_more: bool) -> dict:
+    """One page of a keyset-paged list (docs/decisions.md#lists)."""
+    return {"data": items, "next_cursor": next_cursor, "has_more": has_more}
+
+
+def target_event(event_id: str, kind: str, target, now: _dt.datetime) -> dict:
+    """The body of a `post.*` event (docs/decisions.md#events; contracts/events/post_event.schema.json)."""
+    detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
+    if target.status == "published":
+        detail["external_url"] = target.external_url
+    else:
+        detail.update(error_code=target.error_code, error_message=target.error_message)
+    return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
+
+
+def account_event(event_id: str, kind: str, account, reason: str, now: _dt.datetime) -> dict:
+    """The body of an `account.*` event (contracts/events/account_event.schema.json)."""
+    return {
+        "id": event_id,
+        "event": kind,
+        "account": {"id": account.id, "platform": account.platform, "username": account.username,
+                    "status": account.status},
+        "reason": reason,
+        "timestamp": isoformat(now),
+    }

@@ -1,0 +1,1 @@
+"""Local emulators of the platforms Fanout publishes to (tests/emulators/README.md)."""

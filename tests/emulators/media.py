@@ -1,0 +1,119 @@
+"""Fetching media as a platform does (plain `requests`, no guard: in tests the URL is a
+loopback media server), telling its type from its first bytes, and small real media
+files for tests to serve."""
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+import requests
+
+HEAD_BYTES = 64
+_CHUNK = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What a fetch came to: the type sniffed and the size read (at most `limit` + 1, as
+    reading stops there), or why it failed."""
+
+    kind: str | None = None
+    size: int = 0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def fetch(url: str, *, limit: int, timeout: tuple[float, float] = (5.0, 30.0)) -> Fetched:
+    """GET `url` (redirects followed), streamed; 4xx/5xx, a refused connection, a timeout
+    or an invalid URL are failures."""
+    try:
+        with requests.Session() as session:
+            session.trust_env = False
+            with session.get(url, stream=True, timeout=timeout) as answer:
+                if answer.status_code >= 400:
+                    return Fetched(error=f"HTTP {answer.status_code}")
+                head, size = b"", 0
+                for chunk in answer.iter_content(_CHUNK):
+                    if len(head) < HEAD_BYTES:
+                        head += chunk[: HEAD_BYTES - len(head)]
+                    size += len(chunk)
+                    if size > limit:
+                        break
+                return Fetched(kind=sniff(head), size=size)
+    except (requests.RequestException, ValueError) as e:
+        return Fetched(error=type(e).__name__)
+
+
+def sniff(head: bytes) -> str | None:
+    """jpeg, png, gif, webp, mp4 or mov from a file's first bytes; None for anything else."""
+    if head.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    box = head[4:8]
+    if box == b"ftyp":
+        return "mov" if head[8:12] == b"qt  " else "mp4"
+    if box in (b"moov", b"mdat", b"wide", b"free", b"skip", b"pnot"):
+        return "mov"  # QuickTime files without ftyp start with one of these atoms
+    return None
+
+
+# --- small real files ----------------------------------------------------------------------
+
+
+def png_bytes(width: int = 2, height: int = 2) -> bytes:
+    """A valid grey PNG of `width` x `height`."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))  # filter 0, 8-bit grey
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def jpeg_bytes(width: int = 8, height: int = 8) -> bytes:
+    """A valid baseline greyscale JPEG of `width` x `height`, mid-grey.
+
+    Every 8x8 block is DC difference 0 then end-of-block; with one-code Huffman tables each
+    is two 0 bits.
+    """
+    blocks = -(-width // 8) * -(-height // 8)
+    bits = "00" * blocks
+    bits += "1" * (-len(bits) % 8)  # pad with ones, as the standard says
+    scan = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8)).replace(b"\xff", b"\xff\x00")
+
+    def segment(marker: int, data: bytes) -> bytes:
+        return struct.pack(">BBH", 0xFF, marker, len(data) + 2) + data
+
+    one_code = bytes([1] + [0] * 15) + b"\x00"  # one code of length 1, for symbol 0
+    return (b"\xff\xd8"
+            + segment(0xE0, b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00")
+            + segment(0xDB, b"\x00" + b"\x01" * 64)
+            + segment(0xC0, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
+            + segment(0xC4, b"\x00" + one_code) + segment(0xC4, b"\x10" + one_code)
+            + segment(0xDA, b"\x01\x01\x00\x00\x3f\x00") + scan + b"\xff\xd9")
+
+
+def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom") -> bytes:
+    """An ISO base media file: `ftyp` then `moov` holding an `mvhd` with the duration.
+
+    Enough for a sniffer and a duration reader; it has no tracks, so nothing plays it.
+    `brand=b"qt  "` makes it a QuickTime (MOV) file.
+    """
+    def box(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", 8 + len(data)) + kind + data
+
+    timescale = 1000
+    mvhd = (b"\x00\x00\x00\x00" + struct.pack(">IIII", 0, 0, timescale, round(duration_seconds * timescale))
+            + struct.pack(">IH", 0x00010000, 0x0100) + b"\x00" * 10
+            + struct.pack(">9I", 0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000)
+            + b"\x00" * 24 + struct.pack(">I", 1))
+    return box(b"ftyp", brand + b"\x00\x00\x02\x00" + brand + b"mp41") + box(b"moov", box(b"mvhd", mvhd))

@@ -1,0 +1,181 @@
+"""What every emulator shares: its clock, its call log and its control API
+(tests/emulators/README.md#the-shared-base)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+import requests
+
+from .base import EmulatorServer, Request, Response
+from .clock import EmulatorClock
+from .conftest import START
+
+
+class Counter(EmulatorServer):
+    """An emulator whose one call has a visible effect: POST /count adds one."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.count = 0
+        self.route("POST", r"/count", self._count)
+        self.route("GET", r"/broken", lambda request: 1 / 0)
+        self.route("POST", r"/echo", lambda request: Response.json(200, request.params))
+
+    def _count(self, request: Request) -> Response:
+        with self.lock:
+            self.count += 1
+            return Response.json(200, {"count": self.count})
+
+    def _reset_state(self) -> None:
+        self.count = 0
+
+
+@pytest.fixture
+def counter():
+    with Counter(clock=EmulatorClock(START)) as server:
+        yield server
+
+
+def count(server, **kwargs) -> requests.Response:
+    return requests.post(server.base_url + "/count", timeout=kwargs.pop("timeout", 10), **kwargs)
+
+
+# --- the clock -----------------------------------------------------------------------------------
+
+
+def test_the_clock_stands_still_until_advanced_or_set():
+    clock = EmulatorClock("2026-11-22T10:00:00Z")
+    assert clock.now() == clock.now() == START
+    assert clock.advance(90) == START + dt.timedelta(seconds=90)
+    assert clock.set(dt.datetime(2027, 1, 1)) == dt.datetime(2027, 1, 1, tzinfo=dt.timezone.utc)
+    with pytest.raises(ValueError):
+        clock.advance(-1)
+
+
+def test_a_clock_following_real_time_moves_with_it_and_can_still_jump():
+    ticks = iter([100.0, 102.5, 103.0])
+    clock = EmulatorClock(START, follow_real_time=True, monotonic=lambda: next(ticks))
+    assert clock.now() == START + dt.timedelta(seconds=2.5)
+    assert clock.advance(60) == START + dt.timedelta(seconds=63)
+
+
+# --- rules ----------------------------------------------------------------------------------------
+
+
+def test_a_failing_call_answers_as_told_without_its_effect_for_the_next_n_calls(counter):
+    counter.fail("POST", r"^/count$", 503, {"error": "busy"}, times=2)
+    assert [(a.status_code, a.json()) for a in (count(counter), count(counter))] == [(503, {"error": "busy"})] * 2
+    assert counter.count == 0
+    assert count(counter).json() == {"count": 1}
+
+
+def test_a_rule_matches_its_method_and_searches_its_path_pattern(counter):
+    counter.fail("GET", "count", 500)
+    assert count(counter).status_code == 200  # another method
+    counter.fail(None, "oun", 500, times=None)  # any method, every call
+    assert [count(counter).status_code for _ in range(3)] == [500] * 3
+
+
+def test_a_call_dropped_after_its_effect_gets_no_answer_but_happened(counter):
+    counter.drop("POST", "/count")
+    with pytest.raises(requests.ConnectionError):
+        count(counter)
+    assert counter.count == 1
+    [call] = counter.calls
+    assert (call.status, call.dropped) == (None, True)
+    assert count(counter).json() == {"count": 2}
+
+
+def test_a_call_dropped_before_its_effect_did_nothing(counter):
+    counter.drop("POST", "/count", after_effect=False)
+    with pytest.raises(requests.ConnectionError):
+        count(counter)
+    assert counter.count == 0
+
+
+def test_a_delayed_answer_times_the_client_out_after_the_effect(counter):
+    counter.delay("POST", "/count", 30)
+    with pytest.raises(requests.ReadTimeout):
+        count(counter, timeout=(5, 0.2))
+    assert counter.count == 1  # stopping the server ends the wait
+
+
+def test_a_bad_pattern_is_refused_when_the_rule_is_made(counter):
+    with pytest.raises(re.error):
+        counter.fail("POST", "(", 500)
+
+
+# --- the call log -----------------------------------------------------------------------------
+
+
+def test_the_log_records_each_call_with_its_parameters_status_and_emulator_time(counter):
+    counter.advance(5)
+    requests.post(counter.base_url + "/echo?a=1", data={"b": "2"}, timeout=10)
+    [call] = counter.calls
+    assert (call.method, call.path, call.query, call.body, call.status) == ("POST", "/echo", {"a": "1"}, {"b": "2"}, 200)
+    assert call.at == START + dt.timedelta(seconds=5)
+
+
+def test_the_log_masks_tokens_and_secrets_wherever_they_are(counter):
+    requests.post(counter.base_url + "/echo?access_token=tok", data={"client_secret": "sec", "text": "hi"}, timeout=10)
+    requests.post(counter.base_url + "/echo", json={"nested": {"refresh_token": "r"}, "access_token": "t"}, timeout=10)
+    first, second = counter.calls
+    assert first.query == {"access_token": "***"} and first.body == {"client_secret": "***", "text": "hi"}
+    assert second.body == {"nested": {"refresh_token": "***"}, "access_token": "***"}
+
+
+def test_calls_to_filters_by_method_and_path(counter):
+    count(counter)
+    requests.post(counter.base_url + "/echo", timeout=10)
+    assert [c.path for c in counter.calls_to("POST", "^/count")] == ["/count"]
+
+
+def test_a_chunked_body_is_read(counter):
+    answer = requests.post(counter.base_url + "/echo", data=iter([b"a=1&", b"b=2"]), timeout=10,
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert answer.json() == {"a": "1", "b": "2"}
+
+
+def test_a_bug_in_a_handler_answers_500_and_is_kept_for_the_test(counter):
+    assert requests.get(counter.base_url + "/broken", timeout=10).status_code == 500
+    assert "ZeroDivisionError" in counter.errors[0]
+    counter.errors.clear()
+
+
+def test_reset_forgets_rules_calls_and_state(counter):
+    count(counter)
+    counter.fail("POST", "/count", 500)
+    counter.reset()
+    assert (counter.calls, counter.count) == ([], 0)
+    assert count(counter).status_code == 200
+
+
+# --- control over HTTP --------------------------------------------------------------------------
+
+
+def test_every_control_is_reachable_over_http_and_is_not_logged(counter):
+    control = counter.base_url + "/_emulator/"
+    answer = requests.post(control + "fail", json={"method": "POST", "path": "/count", "status": 429}, timeout=10)
+    assert answer.status_code == 200
+    assert count(counter).status_code == 429
+    assert requests.post(control + "advance", json={"seconds": 60}, timeout=10).json() == {
+        "result": "2026-11-22T10:01:00+00:00"}
+    calls = requests.get(control + "calls", timeout=10).json()
+    assert [(c["path"], c["status"], c["at"]) for c in calls] == [("/count", 429, "2026-11-22T10:00:00+00:00")]
+
+
+def test_an_unknown_control_lists_those_there_are_and_bad_arguments_are_a_400(counter):
+    unknown = requests.post(counter.base_url + "/_emulator/nope", json={}, timeout=10)
+    assert unknown.status_code == 404 and "drop" in unknown.json()["controls"]
+    assert requests.post(counter.base_url + "/_emulator/fail", json={"nope": 1}, timeout=10).status_code == 400
+
+
+def test_the_media_server_serves_what_was_put_and_404_otherwise(media_server):
+    url = media_server.put("/a/b.png", b"\x89PNG\r\n\x1a\n", "image/png")
+    answer = requests.get(url, timeout=10)
+    assert (answer.status_code, answer.headers["Content-Type"], answer.content[:4]) == (200, "image/png", b"\x89PNG")
+    head = requests.head(url, timeout=10)
+    assert (head.status_code, head.headers["Content-Length"], head.content) == (200, "8", b"")
+    assert requests.get(media_server.url("/nothing.png"), timeout=10).status_code == 404

@@ -1,0 +1,113 @@
+"""A world with Threads live: the Threads emulator, the app on a real loopback server
+configured with a Threads app and the emulator's hosts, a live key, and a browser that
+follows redirects (fixtures shared by the Threads tests)."""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import threading
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+import uvicorn
+
+from fanout.platforms.base import App
+from fanout.platforms.http import parse_hosts
+
+from .conftest import bearer, free_port
+from .emulators.threads import ThreadsEmulator
+
+USER_ID, USERNAME = "25025320001", "emu_threads"
+LONG_LIVED = dt.timedelta(days=60)
+
+
+@pytest.fixture(scope="module")
+def threads_server():
+    with ThreadsEmulator("app-id", "app-secret", users=[(USER_ID, USERNAME)]) as server:
+        yield server
+
+
+@pytest.fixture
+def emulator(threads_server):
+    threads_server.reset()
+    threads_server.consent_as(USER_ID)
+    yield threads_server
+    assert not threads_server.errors, threads_server.errors[0]
+
+
+@pytest.fixture
+def port() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def settings(settings, port, emulator):
+    """The suite's settings, served on `port`, with a Threads app and the emulator's hosts."""
+    here = f"http://127.0.0.1:{port}"
+    return dataclasses.replace(
+        settings, base_url=here, connect_url=here,
+        platform_apps={"threads": App("app-id", "app-secret")},
+        platform_hosts=parse_hosts(emulator.hosts_setting),
+    )
+
+
+@pytest.fixture
+def live(app, port, emulator) -> str:
+    """The app on a real loopback server (in this process, so the test's clock rules it)."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the app did not start"
+        time.sleep(0.02)
+    url = f"http://127.0.0.1:{port}"
+    # The platform accepts only the redirect URI registered for the app.
+    emulator.redirect_uris = {f"{url}/connect/threads/callback"}
+    yield url
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def headers(live_key) -> dict:
+    return bearer(live_key)
+
+
+@pytest.fixture
+def browser():
+    with requests.Session() as session:
+        yield session
+
+
+def connect_link(live: str, headers: dict, platform: str = "threads", **body) -> str:
+    answer = requests.post(f"{live}/v1/accounts/{platform}/connect", headers=headers, json=body, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["url"]
+
+
+def query_of(url: str) -> dict:
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+def accounts(live: str, headers: dict) -> list[dict]:
+    answer = requests.get(f"{live}/v1/accounts", headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["data"]
+
+
+def callback_url(browser, link: str) -> str:
+    """Open the link and consent, stopping where the platform sends the browser back."""
+    to_platform = browser.get(link, allow_redirects=False, timeout=10)
+    assert to_platform.status_code == 302, to_platform.text
+    back = browser.get(to_platform.headers["location"], allow_redirects=False, timeout=10)
+    assert back.status_code == 302, back.text
+    return back.headers["location"]
+
+
+def connect(browser, live: str, headers: dict) -> dict:
+    landed = browser.get(connect_link(live, headers), timeout=10)
+    assert landed.status_code == 200, landed.text
+    return query_of(landed.url)

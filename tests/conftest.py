@@ -19,11 +19,13 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -615,6 +617,40 @@ def wait_for(predicate, seconds: float = 30, what: str = "condition"):
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+class LoopbackSite(ThreadingHTTPServer):
+    """A loopback HTTP(S) server for outbound tests: it records every connection accepted
+    (before any TLS or HTTP), does the TLS handshake in the handler's thread (a failing one
+    stalls nobody), and holds handlers that wait on `release` until the test ends."""
+
+    daemon_threads = True
+
+    def __init__(self, handler, tls: ssl.SSLContext | None = None) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.tls = tls
+        self.connections: list[tuple] = []
+        self.release = threading.Event()
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path}"
+
+    def process_request(self, request, client_address) -> None:
+        self.connections.append(client_address)
+        super().process_request(request, client_address)
+
+    def finish_request(self, request, client_address) -> None:
+        if self.tls is None:
+            return super().finish_request(request, client_address)
+        with self.tls.wrap_socket(request, server_side=True) as wrapped:
+            self.RequestHandlerClass(wrapped, client_address, self)
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # clients cut off on purpose, and rejected handshakes, are expected here
 
 
 def serving(server):

@@ -11,9 +11,8 @@ from __future__ import annotations
 import ssl
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,7 +24,7 @@ from fanout.outbound import Outbound
 from fanout.platforms.rules import RULES
 
 from . import media_files as files
-from .conftest import PUBLIC_IP, FakeResolver, serving
+from .conftest import PUBLIC_IP, FakeResolver, LoopbackSite, serving
 
 ANOTHER_PUBLIC_IP = "93.184.216.35"
 DEAD_LOOPBACK = "127.0.0.2"  # nothing listens there
@@ -69,44 +68,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.release.wait(30)
 
 
-class Site(ThreadingHTTPServer):
+class Site(LoopbackSite):
     """A loopback HTTP(S) server of `pages` by path, recording requests and connections."""
 
-    daemon_threads = True
-
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.tls = tls
+        super().__init__(_Handler, tls)
         self.pages: dict[str, Page] = {}
         self.hits: list[str] = []
-        self.connections: list[tuple] = []  # every connection accepted, before TLS or HTTP
-        self.release = threading.Event()
-
-    @property
-    def port(self) -> int:
-        return self.server_address[1]
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
 
     def serve(self, path: str, body: bytes = b"", **page) -> str:
         self.pages[urlsplit(path).path] = Page(body, **page)
         return self.url(path)
-
-    def process_request(self, request, client_address) -> None:
-        self.connections.append(client_address)
-        super().process_request(request, client_address)
-
-    def finish_request(self, request, client_address) -> None:
-        if self.tls is None:
-            return super().finish_request(request, client_address)
-        with self.tls.wrap_socket(request, server_side=True) as wrapped:
-            self.RequestHandlerClass(wrapped, client_address, self)
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # clients that stop reading on purpose
-
-
 
 
 @pytest.fixture

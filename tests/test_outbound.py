@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import ipaddress
 import ssl
-import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 import io
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -19,7 +18,7 @@ import pytest
 
 from fanout.outbound import Outbound, OutboundError
 
-from .conftest import PUBLIC_IP, Network, serving
+from .conftest import PUBLIC_IP, LoopbackSite, Network, serving
 
 ANOTHER_PUBLIC_IP = "93.184.216.35"
 DEAD_LOOPBACK = "127.0.0.2"  # on loopback, but nothing listens there: connecting is refused
@@ -147,43 +146,15 @@ ROUTES = {
 }
 
 
-class Receiver(ThreadingHTTPServer):
-    """A loopback HTTP(S) server that records each request it gets."""
-
-    daemon_threads = True
+class Receiver(LoopbackSite):
+    """A loopback HTTP(S) server that records each request it gets, and the SNI sent."""
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.tls = tls
+        super().__init__(_Handler, tls)
         self.hits: list[Hit] = []
-        self.connections: list[tuple] = []  # every connection accepted, before any TLS or HTTP
         self.server_names: list[str | None] = []  # SNI sent by clients
-        self.release = threading.Event()
         if tls is not None:
             tls.sni_callback = lambda _sock, name, _ctx: self.server_names.append(name)
-
-    @property
-    def port(self) -> int:
-        return self.server_address[1]
-
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path}"
-
-    def process_request(self, request, client_address) -> None:
-        self.connections.append(client_address)
-        super().process_request(request, client_address)
-
-    def finish_request(self, request, client_address) -> None:
-        if self.tls is None:
-            return super().finish_request(request, client_address)
-        # The handshake runs in the handler thread, so a failing one stalls nobody.
-        with self.tls.wrap_socket(request, server_side=True) as wrapped:
-            self.RequestHandlerClass(wrapped, client_address, self)
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # clients cut off on purpose, and rejected handshakes, are expected here
-
-
 
 
 @pytest.fixture

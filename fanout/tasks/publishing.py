@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 
-from ..media_fetch import MediaProblem, inspect
 from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
@@ -50,7 +49,7 @@ class Run:
         self.settings = rt.settings
         self.sleep = rt.sleep
         self.lease = _dt.timedelta(seconds=rt.settings.publish_lease)
-        self.saved = None  # the last state saved, what a replay starts from
+        self.saved = None  # the last state the running step saved, what a replay starts from
 
 
     def now(self) -> _dt.datetime:
@@ -89,6 +88,7 @@ def publish_target(rt, target_id: str) -> None:
 
 def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     """One step, with the one token refresh and replay an auth error earns."""
+    run.saved = None
     if account is None:
         return failed("platform_auth_expired", "the account was disconnected; reconnect it")
     if account.status != "active":
@@ -108,17 +108,17 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
     if not (isinstance(result, Done) and result.outcome.error_code == "platform_auth_expired"):
         return result
+    # What the failed step last saved: a marker it left must be reconciled, not skipped.
+    latest = run.saved if run.saved is not None else state
     refreshed = refresh_account(rt, account.id)
     if refreshed is Refresh.BUSY or refreshed is Refresh.FAILED:
-        return Retry(after=rt.now() + _dt.timedelta(seconds=RETRY_BASE), state=state,
+        return Retry(after=rt.now() + _dt.timedelta(seconds=RETRY_BASE), state=latest,
                      reason="the token could not be refreshed yet")
     if refreshed is Refresh.EXPIRED:
         return result
     with db.connection_context():
         account = Account.get_by_id(account.id)
-    # From what the failed step last saved: a marker it left must be reconciled, not skipped.
-    replay = run.saved if run.saved is not None else state
-    return platform.adapter.publish(run, _job(rt, post, target, account, replay, recent))
+    return platform.adapter.publish(run, _job(rt, post, target, account, latest, recent))
 
 
 def _preflight(rt, post, target) -> Done | None:
@@ -127,7 +127,9 @@ def _preflight(rt, post, target) -> Done | None:
     problem = caption_problem(target.platform, post.caption)
     if problem:
         return failed("caption_too_long", problem)
-    # Imported here: Pillow and mutagen load only in the processes that publish.
+    # Imported here: Pillow and mutagen load only in the processes that publish, not in
+    # every API process and command that imports the tasks.
+    from ..media_fetch import MediaProblem, inspect
 
     limits = REGISTRY[target.platform].rules.media_limits
     for index, item in enumerate(post.media_list):

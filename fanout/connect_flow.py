@@ -19,14 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .apikeys import random_base62
-from .models import PlanLimitExceeded, db
+from .models import db
 from .models.account import connect_account
 from .models.connect_session import SessionUnusable, begin_oauth, claim_oauth_state, consume_session
 from .models.sandbox_account import connect_sandbox_account
-from .models.tokens import refresh_time
+from .models.tokens import refresh_at
 from .platforms import REGISTRY
 from .platforms.base import AuthFailed
 from .platforms.http import PlatformUnreachable
+from .problems import PlanLimitExceeded
 
 log = logging.getLogger(__name__)
 
@@ -119,17 +120,13 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
         log.warning("connecting %s for workspace %s failed: %s", platform, session.workspace_id,
                     getattr(e, "reason", None) or getattr(e, "message", None))
         return fail("platform_error")
-    now = rt.now()
-    refresh_at = None
-    if grant.expires_at is not None:
-        refresh_at = refresh_time(adapter.refresh_due(grant.expires_at), now, rt.randbytes)
     with db.connection_context():
         try:
             account = connect_account(
                 rt, session.workspace_id, platform=platform, sandbox=False,
                 platform_user_id=grant.user_id, username=grant.username,
                 access_token=grant.access_token, refresh_token=grant.refresh_token,
-                token_expires_at=grant.expires_at, refresh_at=refresh_at,
+                token_expires_at=grant.expires_at, refresh_at=refresh_at(adapter, grant, rt.now(), rt.randbytes),
             )
         except PlanLimitExceeded:
             return fail("plan_limit_exceeded")

@@ -2,7 +2,8 @@
 import pytest
 
 from fanout import apikeys
-from fanout.models import ApiKey, PlanLimitExceeded, db
+from fanout.models import ApiKey, db
+from fanout.problems import PlanLimitExceeded
 from fanout.models.api_key import create_key, revoke_key
 from fanout.models.workspace import create_workspace, set_plan
 

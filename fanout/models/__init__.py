@@ -1,5 +1,4 @@
 """Peewee models over one database proxy (SQLite or PostgreSQL)."""
-from ..problems import NotFound, PlanLimitExceeded
 from .account import Account
 from .api_key import ApiKey
 from .connect_session import ConnectSession
@@ -19,5 +18,5 @@ MODELS = [
 
 __all__ = [
     "Account", "ApiKey", "BaseModel", "ConnectSession", "Delivery", "DeliveryAttempt", "Event", "IdempotencyRecord", "MODELS", "MonthlyUsage",
-    "NotFound", "PlanLimitExceeded", "Post", "PostPlatform", "Target", "Webhook", "WorkerHeartbeat", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
+    "Post", "PostPlatform", "Target", "Webhook", "WorkerHeartbeat", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
 ]

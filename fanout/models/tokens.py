@@ -27,6 +27,14 @@ def refresh_time(due: _dt.datetime, now: _dt.datetime, randbytes) -> _dt.datetim
     return due - _dt.timedelta(seconds=left * 0.1 * fraction)
 
 
+def refresh_at(adapter, grant: Grant, now: _dt.datetime, randbytes) -> _dt.datetime | None:
+    """When the periodic task should refresh a token just granted: the adapter's
+    `refresh_due` for its expiry, jittered; None for a token that does not expire."""
+    if grant.expires_at is None:
+        return None
+    return refresh_time(adapter.refresh_due(grant.expires_at), now, randbytes)
+
+
 def claim_refresh(account_id: str, now: _dt.datetime) -> bool:
     """Hold the account's refresh for REFRESH_HOLD; False if another worker holds it or the
     account is not active."""

@@ -12,7 +12,7 @@ from enum import Enum
 
 from ..models import db
 from ..models.account import Account
-from ..models.tokens import claim_refresh, due_refreshes, expire_account, refresh_time, release_refresh, store_grant
+from ..models.tokens import claim_refresh, due_refreshes, expire_account, refresh_at, release_refresh, store_grant
 from ..platforms import REGISTRY
 from ..platforms.base import AuthFailed
 
@@ -63,11 +63,8 @@ def refresh_account(rt, account_id: str) -> Refresh:
         with db.connection_context():
             release_refresh(account_id, rt.now() + RETRY_AFTER_FAILURE)
         return Refresh.FAILED
-    refresh_at = None
-    if grant.expires_at is not None:
-        refresh_at = refresh_time(platform.adapter.refresh_due(grant.expires_at), rt.now(), rt.randbytes)
     with db.connection_context():
-        store_grant(rt, account_id, grant, refresh_at)
+        store_grant(rt, account_id, grant, refresh_at(platform.adapter, grant, rt.now(), rt.randbytes))
     return Refresh.REFRESHED
 
 

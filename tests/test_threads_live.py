@@ -274,11 +274,12 @@ def test_a_refused_periodic_refresh_expires_the_account_with_its_event(
     assert [e["event"] for e in events(httpserver)] == ["account.expired"]
 
 
+@pytest.mark.parametrize("status", [503, 429])
 def test_a_refresh_the_platform_cannot_answer_leaves_the_account_active_and_tries_later(
-        live, headers, account, emulator, rt, clock):
+        live, headers, account, emulator, rt, clock, status):
     days = (stored(account).refresh_at - clock.now).days + 1
     clock.advance(days=days)
     emulator.advance(days * 86400)
-    emulator.fail("GET", r"/refresh_access_token$", 503, {"error": {"message": "busy", "code": 2}})
+    emulator.fail("GET", r"/refresh_access_token$", status, {"error": {"message": "busy", "code": 2}})
     assert tokens.refresh_due_tokens(rt) == {account: "failed"}
     assert stored(account).status == "active" and stored(account).refresh_at > clock.now

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ..times import utcnow
 from .base import App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
 
@@ -201,7 +200,7 @@ def authorize(app: App, redirect_uri: str, state: str) -> Authorization:
 
 
 def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
-             now: _dt.datetime | None = None) -> Grant:
+             now: _dt.datetime) -> Grant:
     """Code -> short-lived token -> long-lived token (60 days) -> the profile.
 
     AuthFailed when Threads refuses; PlatformUnreachable when it cannot be asked (or
@@ -227,7 +226,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
-            now: _dt.datetime | None = None) -> Grant:
+            now: _dt.datetime) -> Grant:
     """A new long-lived token for one that has not expired yet (Threads has no refresh token:
     the access token refreshes itself). AuthFailed when Threads refuses."""
     answer = _token_answer(http.get(f"{GRAPH}/refresh_access_token", params={
@@ -241,7 +240,8 @@ def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
 
 
 def _json_or_refusal(response: PlatformResponse, what: str, *secrets: str | None) -> Mapping[str, Any]:
-    if response.status >= 500:
+    if response.status >= 500 or response.status == 429:
+        # Busy or limited, not a refusal: the token stays as it is and is tried again later.
         raise PlatformUnreachable(f"{TITLE} failed {what} (HTTP {response.status})", sent=True)
     body = response.json()
     if response.status != 200 or not isinstance(body, dict):
@@ -257,11 +257,11 @@ def _token_answer(response: PlatformResponse, what: str, *secrets: str | None) -
     return body
 
 
-def _expiry(now: _dt.datetime | None, answer: Mapping[str, Any]) -> _dt.datetime | None:
+def _expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
     seconds = _int(answer.get("expires_in"))
     if not seconds or seconds <= 0:
         return None
-    return (now or utcnow()) + _dt.timedelta(seconds=seconds)
+    return now + _dt.timedelta(seconds=seconds)
 
 
 # --- publishing --------------------------------------------------------------------------

@@ -283,3 +283,14 @@ def test_a_refresh_the_platform_cannot_answer_leaves_the_account_active_and_trie
     emulator.fail("GET", r"/refresh_access_token$", status, {"error": {"message": "busy", "code": 2}})
     assert tokens.refresh_due_tokens(rt) == {account: "failed"}
     assert stored(account).status == "active" and stored(account).refresh_at > clock.now
+
+
+def test_the_delivery_of_an_account_event_names_the_account_and_no_post(
+        live, headers, account, hook, httpserver, emulator, rt, clock):
+    emulator.revoke_tokens()
+    upload(live, headers)
+    run_queue(rt, clock)
+    answer = requests.get(f"{live}/v1/webhooks/{hook['id']}/deliveries", headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text  # the answer is validated against openapi.yaml too
+    [delivery] = [d for d in answer.json()["data"] if d["event"] == "account.expired"]
+    assert (delivery["account_id"], delivery["post_id"], delivery["target_id"]) == (account, None, None)

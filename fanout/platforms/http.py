@@ -18,8 +18,10 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 import requests
+import urllib3.exceptions
 
 USER_AGENT = "Fanout/1"
+_CONNECTING = (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError, ConnectionRefusedError)
 
 
 class PlatformUnreachable(Exception):
@@ -85,6 +87,8 @@ class PlatformHttp:
                 files=None) -> PlatformResponse:
         target = self.url(url)
         try:
+            # A session per call: a pooled keep-alive connection the platform has closed
+            # would fail as "maybe sent", and every such failure costs a read-back.
             with requests.Session() as session:
                 session.trust_env = False  # no proxy or netrc from the environment
                 answer = session.request(
@@ -115,20 +119,19 @@ def _host(url: str) -> str:
 
 
 def _before_sending(error: BaseException) -> bool:
-    """Whether a ConnectionError happened while connecting (nothing sent)."""
-    import urllib3.exceptions
-
-    seen: list[BaseException] = []
+    """Whether a ConnectionError happened while connecting (nothing sent): a refused
+    connection or a name that did not resolve, anywhere in its chain of causes."""
+    seen: set[int] = set()
     node: BaseException | None = error
-    while node is not None and node not in seen:
-        seen.append(node)
-        if isinstance(node, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError,
-                             ConnectionRefusedError)):
+    while node is not None and id(node) not in seen:
+        seen.add(id(node))
+        if isinstance(node, _CONNECTING):
             return True
         reason = getattr(node, "reason", None)
-        node = reason if isinstance(reason, BaseException) else (node.__context__ or node.__cause__)
-    for arg in getattr(error, "args", ()):
-        if isinstance(arg, urllib3.exceptions.MaxRetryError) and isinstance(
-                arg.reason, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError)):
-            return True
+        if isinstance(reason, BaseException):
+            node = reason
+        elif node.args and isinstance(node.args[0], BaseException):
+            node = node.args[0]
+        else:
+            node = node.__cause__ or node.__context__
     return False

@@ -1,12 +1,13 @@
 """Caps hold under concurrent writers (SQLite BEGIN IMMEDIATE, PostgreSQL row locks)."""
 from concurrent.futures import ThreadPoolExecutor
 
-from fanout.models import Account, ApiKey, PlanLimitExceeded, Webhook, db
+from fanout.models import Account, ApiKey, Webhook, db
 from fanout.models.api_key import create_key
 from fanout.models.webhook import create_webhook
 from fanout.models.connect_session import SessionUnusable, consume_session, start_session
 from fanout.models.workspace import create_workspace
 from fanout.models.sandbox_account import connect_sandbox_account
+from fanout.problems import PlanLimitExceeded
 
 
 def in_threads(fn, count: int) -> list:

@@ -1,0 +1,487 @@
+"""Meta's Graph API as Threads and Instagram speak it (docs/platforms.md#threads, #instagram).
+
+Both answer errors in one envelope, issue long-lived tokens that refresh themselves, and
+publish through containers. This module holds what they share: the mapping table's
+machinery (`Rule`, `Answer`, `classify`), the token calls' answers, and `Containers`, the
+publishing sequence over saved state, which each adapter subclasses with its paths and
+parameters:
+
+1. create the container: one for a single post; for a carousel, one per item
+   (`is_carousel_item`) and then the parent (`CAROUSEL` with `children`);
+2. read each container's status until it is FINISHED, returning `Wait` in between (a
+   video is processed for a while), and fail `container_expired` past the platform's
+   window (a setting, counted from the container's creation);
+3. read the publishing limit, then publish the container;
+4. read the post's permalink: `Done(Outcome(external_url=permalink))`.
+
+Never twice (docs/architecture.md#never-twice): each call that creates something (a
+container, the publish) is preceded by `step.save` of a marker naming it (`creating`), and
+its result is saved after it. A step that finds a marker without its result reconciles
+before sending anything again: a lost container is simply made again (one never published
+expires on its own), a lost publish is looked up through the container's status.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Wait, failed
+from .http import PlatformResponse, PlatformUnreachable
+
+AUTH, RATE, MEDIA, DOWNLOAD, CAPTION, EXPIRED, UNKNOWN = (
+    "platform_auth_expired", "platform_rate_limited", "platform_rejected_media", "media_download_failed",
+    "caption_too_long", "container_expired", "unknown_platform_error",
+)
+# Not a failure: the container is not ready to publish yet; poll it again.
+NOT_READY = "not_ready"
+
+# A transient failure is tried again after this (the engine stretches it and bounds retries).
+RETRY_AFTER = _dt.timedelta(seconds=30)
+# How many times the account's recent posts are read looking for a post that a lost publish
+# call made, before it is settled as published without a URL.
+LOOKUPS = 3
+# The platform's own time may differ from ours: a recovered post may be this much older
+# than the container we saved.
+CLOCK_SKEW = _dt.timedelta(minutes=10)
+RAW_LIMIT = 500
+
+
+# --- the mapping table: what the platform answers -> the target's error code -------------
+
+@dataclass(frozen=True)
+class Rule:
+    """One row: a signal of the answer, the values that match, the target code."""
+
+    signal: str  # subcode | message | code | container_status | container_error | http
+    values: tuple
+    code: str
+    transient: bool = False  # worth trying again (bounded by the engine)
+    # Calls repeated (a Retry each) before `code` applies: Meta's advice for some answers.
+    repeats: int = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the platform said, reduced to the signals a mapping table reads."""
+
+    raw: str  # clipped, tokens removed: safe for a target's error message
+    http: int | None = None
+    code: int | None = None
+    subcode: int | None = None
+    text: str = ""  # the error object's strings, lower case
+    message: str = ""  # the platform's own message, for people
+    container_status: str | None = None
+    container_error: str | None = None
+
+    def signal(self, name: str):
+        if name == "message":
+            return self.text
+        return getattr(self, name)
+
+
+def classify(mapping: tuple[Rule, ...], answer: Answer) -> Rule | None:
+    """The first row of `mapping` the answer matches (rows are read top to bottom)."""
+    for rule in mapping:
+        value = answer.signal(rule.signal)
+        if rule.signal == "message":
+            if any(phrase in value for phrase in rule.values):
+                return rule
+        elif value is not None and value in rule.values:
+            return rule
+    return None
+
+
+def number(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+_TOKEN_IN_QUERY = re.compile(r"\b(access_token|client_secret|code)=[^&\s\"']+", re.IGNORECASE)
+_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|client_secret)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
+
+
+def scrub(text: str, *secrets: str | None) -> str:
+    """`text` clipped to one short line, with tokens and secrets taken out."""
+    for secret in filter(None, secrets):
+        text = text.replace(secret, "[hidden]")
+    text = _TOKEN_IN_QUERY.sub(r"\1=[hidden]", text)
+    text = _TOKEN_IN_JSON.sub(r"\1[hidden]", text)
+    text = " ".join(text.split())
+    return text if len(text) <= RAW_LIMIT else text[: RAW_LIMIT - 1] + "…"
+
+
+def read_answer(response: PlatformResponse, *secrets: str | None) -> Answer:
+    """An error answer: the Graph envelope `{"error": {...}}`, or the flat one of Instagram's
+    OAuth host (`{"error_type", "code", "error_message"}`)."""
+    body = response.json()
+    raw = f"HTTP {response.status}: {scrub(response.text, *secrets) or '(empty body)'}"
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        if not (isinstance(body, dict) and isinstance(body.get("error_message"), str)):
+            return Answer(raw=raw, http=response.status)
+        error = body
+    strings = [str(v) for v in error.values() if isinstance(v, str)]
+    message = error.get("error_user_msg") or error.get("message") or error.get("error_message") or ""
+    return Answer(
+        raw=raw, http=response.status, code=number(error.get("code")), subcode=number(error.get("error_subcode")),
+        text=" ".join(strings).lower(), message=scrub(str(message), *secrets),
+    )
+
+
+def outcome_of(title: str, mapping: tuple[Rule, ...], answer: Answer) -> tuple[Rule | None, Outcome]:
+    """The target's failure for an answer, and the row that decided it (None: unmatched)."""
+    rule = classify(mapping, answer)
+    code = rule.code if rule else UNKNOWN
+    if code == UNKNOWN:
+        message = f"{title} answered {answer.raw}"
+    elif code == EXPIRED:
+        message = f"{title} let the container expire before it was published"
+    elif answer.container_error:
+        message = f"{title} could not use the media: {answer.container_error}"
+    else:
+        message = f"{title}: {answer.message or answer.raw}"
+    return rule, Outcome(error_code=code, error_message=message)
+
+
+# --- token calls -------------------------------------------------------------------------
+
+def json_or_refusal(title: str, response: PlatformResponse, what: str, *secrets: str | None) -> Mapping[str, Any]:
+    """A 200 JSON object; AuthFailed when the platform refuses, PlatformUnreachable when it
+    is busy or limited (the token stays as it is and is tried again later)."""
+    if response.status >= 500 or response.status == 429:
+        raise PlatformUnreachable(f"{title} failed {what} (HTTP {response.status})", sent=True)
+    body = response.json()
+    if response.status != 200 or not isinstance(body, dict):
+        answer = read_answer(response, *secrets)
+        raise AuthFailed(f"{title} refused {what}: {answer.message or answer.raw}")
+    return body
+
+
+def token_answer(title: str, response: PlatformResponse, what: str, *secrets: str | None) -> Mapping[str, Any]:
+    body = json_or_refusal(title, response, what, *secrets)
+    if not isinstance(body.get("access_token"), str) or not body["access_token"]:
+        raise AuthFailed(f"{title} answered {what} without a token")
+    return body
+
+
+def expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
+    """When a token answered with `expires_in` seconds expires, on the engine's clock."""
+    seconds = number(answer.get("expires_in"))
+    if not seconds or seconds <= 0:
+        return None
+    return now + _dt.timedelta(seconds=seconds)
+
+
+# --- publishing through containers -------------------------------------------------------
+
+class Stop(Exception):
+    """Ends the step with `result` (a failure, a retry or a wait) from wherever it is found."""
+
+    def __init__(self, result: Result):
+        super().__init__()
+        self.result = result
+
+
+class Containers:
+    """One step of publishing a job through containers. Subclasses name the platform's
+    paths and parameters (the class attributes and the hooks below).
+
+    State keys (all JSON):
+    - `creating`: the creating call that may be in flight: `item:<i>`, `container` or `publish`;
+    - `items`: carousel item containers, in the media's order: {id, created_at, ready};
+    - `container`: the container to publish (the single one, or the carousel's parent):
+      {id, created_at, ready};
+    - `post`: the published post's id; `lookups`: how often recent posts were searched;
+    - `repeats`: calls repeated on a row's advice (`Rule.repeats`).
+    """
+
+    title: str
+    mapping: tuple[Rule, ...]
+    daily_posts: int  # the platform's cap, when its publishing limit cannot be read
+    media_edge: str  # POST /{user}/<edge> creates a container; GET lists the posts
+    publish_edge: str
+    limit_edge: str
+    caption_field: str  # a listed post's text
+    status_fields: str  # what a container's status is read with
+    poll: _dt.timedelta  # between two reads of a processing container
+    quota_first: bool = False  # read the publishing limit before creating anything too
+
+    def __init__(self, step: Step, job: Job, api: str, window: _dt.timedelta):
+        self.step, self.job, self.api, self.window = step, job, api, window
+        self.state: dict[str, Any] = json.loads(json.dumps(dict(job.state)))
+        self.now = step.now()
+
+    # -- what each platform says differently
+
+    def single(self) -> dict:
+        """The parameters of the container of a one-item (or text) post."""
+        raise NotImplementedError
+
+    def item(self, media: Mapping[str, str]) -> dict:
+        """The parameters of a carousel item's container (`is_carousel_item` is added)."""
+        raise NotImplementedError
+
+    def carousel(self, children: list[str]) -> dict:
+        raise NotImplementedError
+
+    def container_status(self, body: Mapping[str, Any]) -> str | None:
+        """IN_PROGRESS, FINISHED, PUBLISHED, ERROR or EXPIRED."""
+        raise NotImplementedError
+
+    def container_answer(self, body: Mapping[str, Any]) -> Answer:
+        """A failed (ERROR or EXPIRED) container, for the mapping table."""
+        raise NotImplementedError
+
+    # -- the sequence
+
+    def run(self) -> Result:
+        try:
+            return self.next()
+        except Stop as stop:
+            return stop.result
+
+    def next(self) -> Result:
+        if self.state.get("post"):
+            return self.read_permalink()
+        creating = self.state.get("creating")
+        if creating == "publish":
+            return self.reconcile_publish()
+        if creating:
+            # A container may have been created without our knowing its id. Creating it
+            # again is harmless: a container that is never published expires on its own.
+            del self.state["creating"]
+        if "container" not in self.state:
+            self.check_quota(read=self.quota_first and not self.state.get("items"))
+            if len(self.job.media) >= 2:
+                waiting = self.carousel_items()
+                if waiting:
+                    return waiting
+                self.create_container(self.carousel([item["id"] for item in self.state["items"]]))
+            else:
+                self.create_container(self.single())
+        waiting = self.until_ready(self.state["container"])
+        if waiting:
+            return waiting
+        return self.publish_container()
+
+    def carousel_items(self) -> Result | None:
+        items = self.state.setdefault("items", [])
+        for index in range(len(items), len(self.job.media)):
+            created = self.create(f"item:{index}", {**self.item(self.job.media[index]), "is_carousel_item": "true"})
+            items.append(created)
+            self.saved()
+        waits = [self.until_ready(item) for item in items]
+        pending = [w for w in waits if w is not None]
+        return min(pending, key=lambda w: w.until) if pending else None
+
+    def publish_container(self) -> Result:
+        self.check_quota(read=True)
+        body = self.send_creating("publish", f"{self.api}/{self.user}/{self.publish_edge}",
+                                  {"creation_id": self.state["container"]["id"]})
+        self.state["post"] = str(body["id"])
+        self.saved()
+        return self.read_permalink()
+
+    def read_permalink(self) -> Result:
+        try:
+            body = self.get(f"{self.api}/{quote(self.state['post'], safe='')}", fields="id,permalink")
+        except Stop:
+            # Whatever went wrong, the post is out: never answer a failure now (not even an
+            # expired token, whose replay could start from a state without the post).
+            body = {}
+        permalink = body.get("permalink")
+        if isinstance(permalink, str) and permalink:
+            return Done(Outcome(external_url=permalink))
+        return self.look_again(f"{self.title} did not answer the post's permalink")
+
+    # -- never twice
+
+    def reconcile_publish(self) -> Result:
+        """A publish call may or may not have gone through: the container's status says."""
+        container = self.state["container"]
+        body = self.get(f"{self.api}/{quote(container['id'], safe='')}", fields=self.status_fields)
+        if self.container_status(body) == "PUBLISHED":
+            return self.recover_post()
+        # Not published (FINISHED, or the publish was refused): publishing now is safe.
+        del self.state["creating"]
+        container["ready"] = False
+        waiting = self.until_ready(container, body)
+        return waiting or self.publish_container()
+
+    def recover_post(self) -> Result:
+        """The container was published but we never heard the post's id: find the post
+        among the account's recent ones (same text, not older than the container). From
+        here on nothing fails the target: it is published."""
+        try:
+            body = self.get(f"{self.api}/{self.user}/{self.media_edge}",
+                            fields=f"id,permalink,{self.caption_field},timestamp")
+        except Stop:
+            body = {}
+        since = _dt.datetime.fromisoformat(self.state["container"]["created_at"]) - CLOCK_SKEW
+        found = [
+            post for post in body.get("data") or []
+            if isinstance(post, dict) and (post.get(self.caption_field) or "") == self.job.caption
+            and (platform_time(post.get("timestamp")) or since) >= since
+        ]
+        if found:
+            post = min(found, key=lambda p: platform_time(p.get("timestamp")) or since)
+            self.state.pop("creating", None)
+            self.state["post"] = str(post["id"])
+            self.saved()
+            if post.get("permalink"):
+                return Done(Outcome(external_url=post["permalink"]))
+            return self.read_permalink()
+        return self.look_again(f"{self.title} published the container but the post is not among the account's "
+                               "recent ones yet")
+
+    def look_again(self, reason: str) -> Result:
+        """The post exists but its permalink is not known yet: read again later, and after
+        LOOKUPS tries settle it as published without a URL (never as failed: it is out)."""
+        self.state["lookups"] = self.state.get("lookups", 0) + 1
+        if self.state["lookups"] >= LOOKUPS:
+            return Done(Outcome())
+        return self.retry(reason)
+
+    # -- containers
+
+    def caption(self, name: str) -> dict:
+        return {name: self.job.caption} if self.job.caption else {}
+
+    def create_container(self, params: dict) -> None:
+        self.state["container"] = self.create("container", params)
+        self.saved()
+
+    def create(self, marker: str, params: dict) -> dict:
+        body = self.send_creating(marker, f"{self.api}/{self.user}/{self.media_edge}", params)
+        if not body.get("id"):
+            raise Stop(failed(UNKNOWN, f"{self.title} created a container without an id"))
+        return {"id": str(body["id"]), "created_at": self.now.isoformat(), "ready": False}
+
+    def until_ready(self, container: dict, body: Mapping[str, Any] | None = None) -> Wait | None:
+        """None once the container is FINISHED; a Wait while it is processing; raises Stop
+        with the failure when it failed or its window is over."""
+        if container.get("ready"):
+            return None
+        if body is None:
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", fields=self.status_fields)
+        status = self.container_status(body)
+        if status == "FINISHED":
+            container["ready"] = True
+            return None
+        if status == "PUBLISHED":
+            raise Stop(self.recover_post())
+        if status in ("EXPIRED", "ERROR"):
+            raise Stop(Done(outcome_of(self.title, self.mapping, self.container_answer(body))[1]))
+        deadline = _dt.datetime.fromisoformat(container["created_at"]) + self.window
+        if self.now >= deadline:
+            seconds = int(self.window.total_seconds())
+            raise Stop(failed(EXPIRED, f"{self.title} did not finish processing the container within {seconds} s"))
+        return Wait(until=min(self.now + self.poll, deadline), state=self.snapshot())
+
+    def check_quota(self, *, read: bool) -> None:
+        """Stops with platform_rate_limited when the account has used its daily posts: as the
+        platform's publishing limit says when `read` and it answers, else by our count."""
+        limit = self.publishing_limit() if read else None
+        if limit is not None:
+            usage, total = limit
+            if usage >= total:
+                raise Stop(failed(RATE, f"{self.title} allows {total} posts in 24 hours and {usage} have been "
+                                        "published"))
+        elif self.job.published_last_24h >= self.daily_posts:
+            raise Stop(failed(RATE, f"{self.title} allows {self.daily_posts} posts in 24 hours; this account "
+                                    f"published {self.job.published_last_24h}"))
+
+    def publishing_limit(self) -> tuple[int, int] | None:
+        """(posts published in 24 h, allowed), or None when the platform does not say.
+
+        Only a hint before creating or publishing: a failed read is not a reason to stop.
+        """
+        try:
+            response = self.step.http.get(f"{self.api}/{self.user}/{self.limit_edge}", params={
+                "fields": "quota_usage,config", "access_token": self.job.access_token})
+        except PlatformUnreachable:
+            return None
+        body = response.json() if response.status == 200 else {}
+        data = body.get("data") if isinstance(body, dict) else None
+        if not data or not isinstance(data[0], dict):
+            return None
+        usage, config = number(data[0].get("quota_usage")), data[0].get("config") or {}
+        total = number(config.get("quota_total")) if isinstance(config, dict) else None
+        return (usage, total) if usage is not None and total is not None else None
+
+    # -- calls
+
+    @property
+    def user(self) -> str:
+        return quote(self.job.user_id, safe="")
+
+    def get(self, url: str, **params) -> Mapping[str, Any]:
+        """A read: safe to repeat, so any transient failure is a Retry."""
+        try:
+            response = self.step.http.get(url, params={**params, "access_token": self.job.access_token})
+        except PlatformUnreachable as e:
+            raise Stop(self.retry(e.message)) from None
+        return self.body_or_stop(response)
+
+    def send_creating(self, marker: str, url: str, params: dict) -> Mapping[str, Any]:
+        """A call that creates something: the marker is saved first. When no clear answer
+        comes back the marker stays, and the next step reconciles before sending again."""
+        self.state["creating"] = marker
+        self.step.save(self.snapshot())
+        try:
+            response = self.step.http.post(url, data={**params, "access_token": self.job.access_token})
+        except PlatformUnreachable as e:
+            raise Stop(self.retry(e.message)) from None
+        body = self.body_or_stop(response)
+        del self.state["creating"]
+        return body
+
+    def body_or_stop(self, response: PlatformResponse) -> Mapping[str, Any]:
+        body = response.json()
+        if response.status == 200 and isinstance(body, dict) and not isinstance(body.get("error"), dict):
+            return body
+        answer = read_answer(response, self.job.access_token)
+        rule, outcome = outcome_of(self.title, self.mapping, answer)
+        if rule is not None and rule.code == NOT_READY and "container" in self.state:
+            self.state["container"]["ready"] = False
+            raise Stop(Wait(until=self.now + self.poll, state=self.snapshot()))
+        if rule is not None and rule.repeats and self.state.get("repeats", 0) < rule.repeats:
+            self.state["repeats"] = self.state.get("repeats", 0) + 1
+            raise Stop(self.retry(outcome.error_message or answer.raw))
+        if rule is not None and rule.transient:
+            raise Stop(self.retry(outcome.error_message or answer.raw))
+        if outcome.error_code == NOT_READY:
+            outcome = Outcome(error_code=UNKNOWN, error_message=f"{self.title} answered {answer.raw}")
+        raise Stop(Done(outcome))
+
+    def saved(self) -> None:
+        self.step.save(self.snapshot())
+
+    def snapshot(self) -> dict:
+        """A copy of the state as the engine stores it (JSON)."""
+        return json.loads(json.dumps(self.state))
+
+    def retry(self, reason: str) -> Retry:
+        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+
+
+def platform_time(value: Any) -> _dt.datetime | None:
+    """Graph's `2026-11-22T10:00:00+0000` as naive UTC, like our clock; None if unreadable."""
+    if not isinstance(value, str):
+        return None
+    for parse in (lambda v: _dt.datetime.strptime(v, "%Y-%m-%dT%H:%M:%S%z"), _dt.datetime.fromisoformat):
+        try:
+            moment = parse(value)
+        except ValueError:
+            continue
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(_dt.UTC).replace(tzinfo=None)
+        return moment
+    return None

@@ -25,7 +25,7 @@ from .models.connect_session import SessionUnusable, begin_oauth, claim_oauth_st
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_at
 from .platforms import REGISTRY
-from .platforms.base import AuthFailed
+from .platforms.base import AccountNotEligible, AuthFailed
 from .platforms.http import PlatformUnreachable
 from .problems import PlanLimitExceeded
 
@@ -115,7 +115,10 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
     verifier = rt.keyring.decrypt(session.oauth_verifier) if session.oauth_verifier else None
     try:
         grant = adapter.exchange(rt.platform_http, app, code, redirect_uri(rt.settings, platform), verifier,
-                                 now=rt.now())
+                                 now=rt.now(), settings=rt.settings)
+    except AccountNotEligible as e:
+        log.info("connecting %s for workspace %s refused: %s", platform, session.workspace_id, e.reason)
+        return fail("account_not_eligible")
     except (AuthFailed, PlatformUnreachable) as e:
         log.warning("connecting %s for workspace %s failed: %s", platform, session.workspace_id,
                     getattr(e, "reason", None) or getattr(e, "message", None))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
@@ -55,6 +56,10 @@ class Settings:
     platform_hosts: Mapping[str, str] = field(default_factory=dict)
     # Seconds a Threads container may take to be ready before the target fails container_expired.
     threads_container_window: int = 300
+    # The same for Instagram, whose containers live 24 hours.
+    instagram_container_window: int = 86400
+    # The version of Instagram's Graph API the adapter calls (`v25.0`): FANOUT_GRAPH_API_VERSION.
+    graph_api_version: str = "v25.0"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -84,6 +89,10 @@ class Settings:
             platform_hosts=_platform_hosts(env.get("FANOUT_PLATFORM_HOSTS", "")),
             threads_container_window=_whole_number(
                 "FANOUT_THREADS_CONTAINER_WINDOW", env.get("FANOUT_THREADS_CONTAINER_WINDOW", ""), 300, "seconds", 86400),
+            instagram_container_window=_whole_number(
+                "FANOUT_INSTAGRAM_CONTAINER_WINDOW", env.get("FANOUT_INSTAGRAM_CONTAINER_WINDOW", ""), 86400, "seconds",
+                86400),
+            graph_api_version=_graph_api_version(env.get("FANOUT_GRAPH_API_VERSION", "")),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -123,6 +132,16 @@ def _whole_number(name: str, value: str, default: int, what: str, most: int = 10
         bound = f"from 1 to {most}" if most < 10**12 else "at least 1"
         raise SettingsError(f"{name} must be a whole number of {what}, {bound}, not {value!r}")
     return int(text)
+
+
+def _graph_api_version(value: str) -> str:
+    """`v25.0`: the path segment Graph versions are called by."""
+    text = value.strip()
+    if not text:
+        return Settings.graph_api_version
+    if not re.fullmatch(r"v[0-9]{1,3}\.[0-9]{1,3}", text):
+        raise SettingsError(f"FANOUT_GRAPH_API_VERSION must be a Graph API version such as v25.0, not {value!r}")
+    return text
 
 
 def _heartbeat(interval_value: str, stale_value: str) -> dict:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
-from dataclasses import dataclass, field
 
 import pytest
 
@@ -19,6 +17,8 @@ from fanout.platforms import threads
 from fanout.platforms.base import App, AuthFailed, Done, Job, Retry, Wait
 from fanout.platforms.http import PlatformHttp, parse_hosts
 
+from . import adapter_steps as steps
+from .adapter_steps import Clocks, Killed, RecordingStep, graph_error
 from .conftest import FakeClock, free_port
 from .emulators.clock import EmulatorClock
 from .emulators.media_server import sample_media_server
@@ -26,53 +26,6 @@ from .emulators.threads import ThreadsEmulator
 
 START = dt.datetime(2026, 11, 22, 10, 0)
 USER_ID, USERNAME = "25025320001", "emu_threads"
-
-
-class Killed(Exception):
-    """The worker died (in a test: right after a state was saved)."""
-
-
-@dataclass
-class Clocks:
-    """Ours and the emulator's, moved together."""
-
-    ours: FakeClock
-    platform: EmulatorClock
-
-    def advance(self, seconds: float) -> None:
-        self.ours.advance(seconds=seconds)
-        self.platform.advance(seconds)
-
-    def to(self, moment: dt.datetime) -> None:
-        if moment > self.ours.now:
-            self.advance((moment - self.ours.now).total_seconds())
-
-
-@dataclass
-class RecordingStep:
-    """base.Step as the engine gives it, with `save` recording what it would store, and
-    how many calls the emulator had received at that moment."""
-
-    http: PlatformHttp
-    settings: object
-    clock: FakeClock
-    emulator: ThreadsEmulator
-    kill_after_save: int | None = None  # die right after the save with this index
-    saved: list = field(default_factory=list)
-    calls_at_save: list = field(default_factory=list)
-    outbound = None
-
-    def now(self) -> dt.datetime:
-        return self.clock()
-
-    def sleep(self, seconds: float) -> None:
-        raise AssertionError("the Threads adapter never sleeps")
-
-    def save(self, state) -> None:
-        self.saved.append(json.loads(json.dumps(dict(state))))
-        self.calls_at_save.append(len(self.emulator.calls))
-        if self.kill_after_save is not None and len(self.saved) - 1 == self.kill_after_save:
-            raise Killed()
 
 
 # One emulator and one media server for the module (stopping a server takes half a
@@ -141,19 +94,8 @@ def video(media, name: str = "clip.mp4") -> dict:
     return {"url": media.url(name), "type": "video"}
 
 
-def publish_to_the_end(make_step, job: Job, clocks: Clocks, *, steps: int = 30, **step_kwargs):
-    """Steps as the engine runs them (waiting and retrying with the saved state), until one
-    is Done; answers (the Done, the results before it, the step of the last run)."""
-    results = []
-    for _ in range(steps):
-        run = make_step(**step_kwargs)
-        result = threads.publish(run, job)
-        results.append(result)
-        if isinstance(result, Done):
-            return result, results, run
-        clocks.to(result.until if isinstance(result, Wait) else result.after)
-        job = dataclasses.replace(job, state=result.state)
-    raise AssertionError(f"not done after {steps} steps: {results[-3:]}")
+def publish_to_the_end(make_step, job: Job, clocks: Clocks, **kwargs):
+    return steps.publish_to_the_end(threads, make_step, job, clocks, **kwargs)
 
 
 def posts(emulator) -> list:
@@ -332,13 +274,6 @@ def test_the_publishing_limit_threads_reports_is_read_before_publishing(step, jo
 
 
 # --- the mapping table, row by row -----------------------------------------------------------
-
-def graph_error(code: int, message: str = "An unexpected error has occurred.", subcode: int | None = None) -> dict:
-    error = {"message": message, "type": "OAuthException", "code": code, "fbtrace_id": "AbC"}
-    if subcode is not None:
-        error["error_subcode"] = subcode
-    return {"error": error}
-
 
 CREATE = ("POST", rf"/{USER_ID}/threads$")
 PUBLISH = ("POST", r"/threads_publish$")

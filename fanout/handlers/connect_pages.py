@@ -45,6 +45,12 @@ OUTCOMES = {
     "platform_not_configured": "This server is not set up to connect accounts on this platform yet",
     "access_denied": "Access was not granted",
     "platform_error": "The platform did not complete the connection",
+    "account_not_eligible": "This account cannot publish through the platform's API",
+}
+# What the user can do about an outcome, where there is something.
+REMEDIES = {
+    "account_not_eligible": ("Only professional accounts (Business or Creator) can publish through Instagram's API. "
+                             "Switch the account to a professional one in the Instagram app, then connect it again."),
 }
 
 
@@ -102,7 +108,9 @@ async def done(request: Request) -> Response:
     if outcome == "connected":
         account = f"Your {name} account" if name else "Your account"
         return page(200, title, f"{account} is connected. You can close this window.")
-    return page(200, title, f"Connecting {name or 'the account'} did not finish ({outcome or 'no outcome'}). You can close this window.")
+    remedy = f" {REMEDIES[outcome]}" if outcome in REMEDIES else ""
+    return page(200, title, f"Connecting {name or 'the account'} did not finish ({outcome or 'no outcome'}).{remedy} "
+                            "You can close this window.")
 
 
 ROUTES = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import threads
+from . import instagram, threads
 from .rules import RULES, PlatformRules
 
 
@@ -33,7 +33,7 @@ class Platform:
 REGISTRY: dict[str, Platform] = {
     p.name: p
     for p in (
-        Platform("instagram", "Instagram"),
+        Platform("instagram", "Instagram", adapter=instagram),
         Platform("threads", "Threads", adapter=threads),
         Platform("tiktok", "TikTok"),
         Platform("x", "X"),

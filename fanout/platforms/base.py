@@ -111,6 +111,11 @@ class AuthFailed(Exception):
         self.reason = reason
 
 
+class AccountNotEligible(AuthFailed):
+    """The platform granted access, but to an account that cannot publish through its API
+    (an Instagram personal account): the connect flow ends with `account_not_eligible`."""
+
+
 @dataclass(frozen=True)
 class Job:
     """One target to publish, as plain values."""
@@ -161,9 +166,10 @@ class Adapter(Protocol):
 
     def authorize(self, app: App, redirect_uri: str, state: str) -> Authorization: ...
 
-    # `now`: the engine's clock, from which `Grant.expires_at` is counted.
+    # `now`: the engine's clock, from which `Grant.expires_at` is counted; `settings`: the
+    # server's (fanout.settings.Settings), for an API version the adapter reads from them.
     def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None, *,
-                 now: _dt.datetime) -> Grant: ...
+                 now: _dt.datetime, settings) -> Grant: ...
 
     def refresh(self, http, app: App, access_token: str, refresh_token: str | None, *,
                 now: _dt.datetime) -> Grant: ...

@@ -81,7 +81,7 @@ def authorize(app: App, redirect_uri: str, state: str) -> Authorization:
 
 
 def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
-             now: _dt.datetime) -> Grant:
+             now: _dt.datetime, settings=None) -> Grant:
     """Code -> short-lived token -> long-lived token (60 days) -> the profile.
 
     AuthFailed when Threads refuses; PlatformUnreachable when it cannot be asked (or

@@ -1,0 +1,215 @@
+"""Instagram (Instagram API with Instagram Login): the OAuth flow and publishing through
+containers (docs/platforms.md#instagram).
+
+Wire format: authorize on www.instagram.com, the code exchange on api.instagram.com,
+everything else on graph.instagram.com under `FANOUT_GRAPH_API_VERSION`; Graph error
+envelopes. Only professional (Business or Creator) accounts publish through the API: a
+personal account is refused when it connects.
+
+A post is published through containers as fanout/platforms/graph.py describes: an image
+container, a Reel (`REELS`), or a carousel's items (`is_carousel_item`, videos as `VIDEO`)
+and then its parent (`CAROUSEL`); each read until FINISHED within
+`FANOUT_INSTAGRAM_CONTAINER_WINDOW` seconds; the publishing limit read before anything is
+created and again before `media_publish`; then the permalink.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from .base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
+from .graph import (
+    AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, NOT_READY, RATE, UNKNOWN, Answer, Containers, Rule, Stop, expiry,
+    json_or_refusal, read_answer, scrub, token_answer,
+)
+from .http import PlatformResponse
+
+HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
+SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
+# The names base.Adapter reads.
+hosts, scopes = HOSTS, SCOPES
+
+AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
+OAUTH = "https://api.instagram.com/oauth"
+GRAPH = "https://graph.instagram.com"
+TITLE = "Instagram"
+
+# "50 posts within a 24 hour moving period" (a carousel counts one); newer pages say 100.
+# The platform's own `content_publishing_limit` decides whenever it answers; this is the
+# cap when it does not.
+DAILY_POSTS = 50
+# Meta: "query a container's status once per minute". Images are ready at once.
+POLL = _dt.timedelta(seconds=60)
+# Long-lived tokens last 60 days from their grant or refresh and may be refreshed once a
+# day old: a week before the end is day 53, with room for several failed attempts.
+REFRESH_BEFORE = _dt.timedelta(days=7)
+PROFESSIONAL = ("BUSINESS", "MEDIA_CREATOR", "CREATOR")
+
+
+class RefreshTooEarly(Exception):
+    """Instagram refreshes a token only once it is 24 hours old: not a refusal, the token
+    stays as it is and the refresh is tried again later (fanout/tasks/tokens.py)."""
+
+
+# --- the one mapping table: what Instagram answers -> the target's error code -----------
+
+# Read top to bottom, the first matching row wins (docs/platforms.md#instagram-errors):
+# token errors, then subcodes, then codes alone, then the HTTP status. The subcode before
+# the code: code 4 with subcode 2207051 is suspected spam, not a rate limit, and code 9
+# with 2207042 is the daily quota. Anything unmatched is unknown_platform_error with the
+# raw answer.
+MAPPING: tuple[Rule, ...] = (
+    Rule("code", (190, 102), AUTH),  # expired, revoked, password changed, logged out...
+    Rule("message", ("error validating access token",), AUTH),
+    Rule("subcode", (2207042,), RATE),  # the daily publishing quota
+    Rule("subcode", (2207027,), NOT_READY),  # "not ready for publishing": poll again
+    Rule("subcode", (2207020, 2207006), EXPIRED),  # the media expired / cannot be found: a new container
+    # "does not exist or has been expired": Meta advises 1-2 tries within minutes first.
+    Rule("subcode", (2207008,), EXPIRED, repeats=2),
+    Rule("subcode", (2207052, 2207003, 2207077), DOWNLOAD),  # could not fetch our URL
+    Rule("subcode", (2207010, 2207040), CAPTION),  # 2200 characters / 30 hashtags, 20 @ tags
+    Rule("subcode", (2207004, 2207005, 2207009, 2207026, 2207023, 2207028, 2207057,
+                     2207051), MEDIA),  # size, format, aspect ratio...; 2207051 spam: our choice
+    Rule("subcode", (2207001, 2207032, 2207053, 2207082), UNKNOWN, transient=True),  # server errors
+    Rule("subcode", (2207050,), UNKNOWN),  # the account is restricted
+    Rule("code", (10, *range(200, 300)), AUTH),  # a permission missing: reconnect
+    Rule("code", (4, 9, 17, 32, 341, 613), RATE),
+    Rule("code", (1, 2, -1), UNKNOWN, transient=True),
+    Rule("container_status", ("EXPIRED",), EXPIRED),
+    Rule("container_status", ("ERROR",), MEDIA),  # an ERROR whose subcode is not above
+    Rule("http", (429,), RATE),
+    Rule("http", tuple(range(500, 600)), UNKNOWN, transient=True),
+)
+
+_SUBCODE = re.compile(r"(?<!\d)(2207\d{3})(?!\d)")
+
+
+def container_answer(body: Mapping[str, Any]) -> Answer:
+    """A failed container: `status_code` EXPIRED, or ERROR with the error's subcode in the
+    text of `status` ("... failed with error code 2207026")."""
+    status_code, status = body.get("status_code"), body.get("status")
+    found = _SUBCODE.search(status) if isinstance(status, str) else None
+    return Answer(raw=scrub(f"container {body.get('id')}: status_code {status_code}, status {status}"),
+                  subcode=int(found.group(1)) if found else None, container_status=status_code,
+                  container_error=scrub(status) if isinstance(status, str) and status else None)
+
+
+# --- OAuth -------------------------------------------------------------------------------
+
+def authorize(app: App, redirect_uri: str, state: str) -> Authorization:
+    query = urlencode({
+        "client_id": app.client_id,
+        "redirect_uri": redirect_uri,
+        "response_type": "code",
+        "scope": ",".join(SCOPES),
+        "state": state,
+    }, safe=",")
+    return Authorization(f"{AUTHORIZE_URL}?{query}")
+
+
+def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
+             now: _dt.datetime, settings) -> Grant:
+    """Code -> short-lived token (1 h) -> long-lived token (60 days) -> the profile.
+
+    AccountNotEligible for a personal account; AuthFailed when Instagram refuses;
+    PlatformUnreachable when it cannot be asked (or answers 5xx).
+    """
+    code = code.removesuffix("#_")  # Instagram appends `#_` to the redirect; some clients keep it
+    answer = token_answer(TITLE, _unwrapped(http.post(f"{OAUTH}/access_token", data={
+        "client_id": app.client_id, "client_secret": app.client_secret, "grant_type": "authorization_code",
+        "redirect_uri": redirect_uri, "code": code,
+    })), "the code exchange", code, app.client_secret)
+    long_lived = token_answer(TITLE, http.get(f"{GRAPH}/access_token", params={
+        "grant_type": "ig_exchange_token", "client_secret": app.client_secret,
+        "access_token": answer["access_token"],
+    }), "the long-lived token exchange", answer["access_token"], app.client_secret)
+    token = long_lived["access_token"]
+    profile = json_or_refusal(TITLE, http.get(f"{api(settings)}/me", params={
+        "fields": "user_id,username,account_type", "access_token": token,
+    }), "reading the profile", token)
+    user_id = str(profile.get("user_id") or profile.get("id") or answer.get("user_id") or "")
+    if not user_id or not profile.get("username"):
+        raise AuthFailed(f"{TITLE} answered the profile without an id or username")
+    kind = str(profile.get("account_type") or "").upper()
+    if kind and kind not in PROFESSIONAL:
+        raise AccountNotEligible(
+            f"@{profile['username']} is a personal {TITLE} account ({profile['account_type']}); only professional "
+            "(Business or Creator) accounts can publish through the API. Switch it to a professional account in "
+            "the Instagram app and connect again.")
+    return Grant(access_token=token, expires_at=expiry(now, long_lived), user_id=user_id,
+                 username=str(profile["username"]))
+
+
+def _unwrapped(response: PlatformResponse) -> PlatformResponse:
+    """The code exchange answers `{"data": [{...}]}` as documented, or the flat object seen
+    in the wild; `user_id` a string or a number either way."""
+    body = response.json()
+    if response.status == 200 and isinstance(body, dict) and isinstance(body.get("data"), list) and body["data"]:
+        first = body["data"][0]
+        if isinstance(first, dict):
+            return PlatformResponse(response.status, response.headers, json.dumps(first).encode())
+    return response
+
+
+def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
+            now: _dt.datetime) -> Grant:
+    """A new long-lived token, valid 60 days from now, for one at least 24 hours old that
+    has not expired (the access token refreshes itself: there is no refresh token).
+    AuthFailed when Instagram refuses the token; RefreshTooEarly while it is too young."""
+    response = http.get(f"{GRAPH}/refresh_access_token", params={
+        "grant_type": "ig_refresh_token", "access_token": access_token})
+    if response.status == 400 and read_answer(response).code == 100:
+        raise RefreshTooEarly(f"{TITLE} refreshes a token once it is 24 hours old: "
+                              f"{read_answer(response, access_token).message}")
+    answer = token_answer(TITLE, response, "the token refresh", access_token)
+    return Grant(access_token=answer["access_token"], expires_at=expiry(now, answer))
+
+
+def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
+    return expires_at - REFRESH_BEFORE
+
+
+def api(settings) -> str:
+    return f"{GRAPH}/{settings.graph_api_version}"
+
+
+# --- publishing --------------------------------------------------------------------------
+
+def publish(step: Step, job: Job) -> Result:
+    """One step of publishing `job` (fanout/platforms/graph.py has the sequence)."""
+    window = _dt.timedelta(seconds=step.settings.instagram_container_window)
+    return _Instagram(step, job, api(step.settings), window).run()
+
+
+class _Instagram(Containers):
+    title, mapping, daily_posts, poll = TITLE, MAPPING, DAILY_POSTS, POLL
+    media_edge, publish_edge, limit_edge = "media", "media_publish", "content_publishing_limit"
+    caption_field, status_fields = "caption", "status_code,status"
+    quota_first = True  # the excess fails before a container counts against the 400 a day
+
+    def single(self) -> dict:
+        if not self.job.media:  # the API refuses such a post at create; never sent
+            raise Stop(failed("unsupported_media_for_platform", f"{TITLE} posts need an image or a video"))
+        media = self.job.media[0]
+        if media.get("type") == "video":
+            return {"media_type": "REELS", "video_url": media["url"], **self.caption("caption")}
+        return {"image_url": media["url"], **self.caption("caption")}
+
+    def item(self, media: Mapping[str, str]) -> dict:
+        # Carousel videos are still `VIDEO` (a Reel cannot be in a carousel); no caption.
+        if media.get("type") == "video":
+            return {"media_type": "VIDEO", "video_url": media["url"]}
+        return {"image_url": media["url"]}
+
+    def carousel(self, children: list[str]) -> dict:
+        return {"media_type": "CAROUSEL", "children": ",".join(children), **self.caption("caption")}
+
+    def container_status(self, body: Mapping[str, Any]) -> str | None:
+        return body.get("status_code")
+
+    def container_answer(self, body: Mapping[str, Any]) -> Answer:
+        return container_answer(body)

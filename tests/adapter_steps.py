@@ -1,0 +1,90 @@
+"""Driving a platform adapter's `publish` step by step, as the engine would, against an
+emulator over real HTTP on loopback (the vocabulary of tests/test_*_adapter.py).
+
+`RecordingStep` is base.Step with a `save` that records every state as the engine would
+store it (and may kill the worker right after one); `Clocks` moves our clock and the
+emulator's together; `publish_to_the_end` runs steps, waiting and retrying with the saved
+state, until one is Done.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+
+from fanout.platforms.base import Done, Job, Wait
+from fanout.platforms.http import PlatformHttp
+
+from .conftest import FakeClock
+from .emulators.clock import EmulatorClock
+
+
+class Killed(Exception):
+    """The worker died (in a test: right after a state was saved)."""
+
+
+@dataclass
+class Clocks:
+    """Ours and the emulator's, moved together."""
+
+    ours: FakeClock
+    platform: EmulatorClock
+
+    def advance(self, seconds: float) -> None:
+        self.ours.advance(seconds=seconds)
+        self.platform.advance(seconds)
+
+    def to(self, moment: dt.datetime) -> None:
+        if moment > self.ours.now:
+            self.advance((moment - self.ours.now).total_seconds())
+
+
+@dataclass
+class RecordingStep:
+    """base.Step as the engine gives it, with `save` recording what it would store, and
+    how many calls the emulator had received at that moment."""
+
+    http: PlatformHttp
+    settings: object
+    clock: FakeClock
+    emulator: object  # an EmulatorServer
+    kill_after_save: int | None = None  # die right after the save with this index
+    saved: list = field(default_factory=list)
+    calls_at_save: list = field(default_factory=list)
+    outbound = None
+
+    def now(self) -> dt.datetime:
+        return self.clock()
+
+    def sleep(self, seconds: float) -> None:
+        raise AssertionError("a platform adapter never sleeps")
+
+    def save(self, state) -> None:
+        self.saved.append(json.loads(json.dumps(dict(state))))
+        self.calls_at_save.append(len(self.emulator.calls))
+        if self.kill_after_save is not None and len(self.saved) - 1 == self.kill_after_save:
+            raise Killed()
+
+
+def publish_to_the_end(adapter, make_step, job: Job, clocks: Clocks, *, steps: int = 30, **step_kwargs):
+    """Steps of `adapter.publish` as the engine runs them, until one is Done; answers (the
+    Done, the results before it, the step of the last run)."""
+    results = []
+    for _ in range(steps):
+        run = make_step(**step_kwargs)
+        result = adapter.publish(run, job)
+        results.append(result)
+        if isinstance(result, Done):
+            return result, results, run
+        clocks.to(result.until if isinstance(result, Wait) else result.after)
+        job = dataclasses.replace(job, state=result.state)
+    raise AssertionError(f"not done after {steps} steps: {results[-3:]}")
+
+
+def graph_error(code: int, message: str = "An unexpected error has occurred.", subcode: int | None = None) -> dict:
+    """A Graph error envelope, as Meta sends it."""
+    error = {"message": message, "type": "OAuthException", "code": code, "fbtrace_id": "AbC"}
+    if subcode is not None:
+        error["error_subcode"] = subcode
+    return {"error": error}

@@ -57,7 +57,7 @@ class RefreshTooEarly(Exception):
 
 # --- the one mapping table: what Instagram answers -> the target's error code -----------
 
-# Read top to bottom, the first matching row wins (docs/platforms.md#instagram-errors):
+# Read top to bottom, the first matching row wins (docs/platforms.md#the-instagram-adapter):
 # token errors, then subcodes, then codes alone, then the HTTP status. The subcode before
 # the code: code 4 with subcode 2207051 is suspected spam, not a rate limit, and code 9
 # with 2207042 is the daily quota. Anything unmatched is unknown_platform_error with the

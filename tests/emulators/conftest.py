@@ -7,6 +7,7 @@ import pytest
 import requests
 
 from .clock import EmulatorClock
+from .instagram import InstagramEmulator
 from .media_server import sample_media_server
 from .threads import ThreadsEmulator
 
@@ -17,6 +18,14 @@ START = dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.timezone.utc)
 def threads():
     """A Threads emulator with one user (17841400000000001, emu_threads), its clock at START."""
     with ThreadsEmulator("app-id", "app-secret", clock=EmulatorClock(START)) as emulator:
+        yield emulator
+    assert not emulator.errors, emulator.errors[0]
+
+
+@pytest.fixture
+def instagram():
+    """An Instagram emulator with one user (17841400000000002, emu_instagram), its clock at START."""
+    with InstagramEmulator("app-id", "app-secret", clock=EmulatorClock(START)) as emulator:
         yield emulator
     assert not emulator.errors, emulator.errors[0]
 

@@ -351,11 +351,12 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
 
     def _new_container(self, user_id: str, media_type: str, processing: str, **fields: Any) -> Container:
         """Store a container made now, processed for `processing_seconds[processing]`, ending
-        as a `force_next_container` of its type said if one did. Under the lock."""
+        as a `force_next_container` of its type (or of its `processing` kind) said if one
+        did. Under the lock."""
         now = self.clock.now()
         container = Container(str(next(self._ids)), user_id, media_type, now,
                               now + dt.timedelta(seconds=self.processing_seconds[processing]), **fields)
-        forced = next((f for f in self._forced if f[0] in (None, media_type)), None)
+        forced = next((f for f in self._forced if f[0] in (None, media_type, processing)), None)
         if forced is not None:
             self._forced.remove(forced)
             apply_outcome(container, forced[1], forced[2], None)

@@ -49,11 +49,8 @@ class GraphOAuth:
     `_tokens`, `_codes`, `_consenting`, `_deny`."""
 
     TOKEN_PREFIX = "EAA"
-    SCOPES: tuple[str, ...] = ()
-    BASIC_SCOPE = ""  # needed by every call
-    PUBLISH_SCOPE = ""  # needed by publishing calls too
-    EXCHANGE_GRANT = ""  # grant_type of GET /access_token
-    REFRESH_GRANT = ""  # grant_type of GET /refresh_access_token
+    SCOPES: tuple[str, str] = ("", "")  # (needed by every call, needed by publishing calls too)
+    GRANT_PREFIX = ""  # grant_type is <prefix>_exchange_token for GET /access_token, <prefix>_refresh_token
     CODE_TTL = dt.timedelta(hours=1)
     MISSING_TOKEN = (190, "Invalid OAuth access token - Cannot parse access token")  # (code, message)
     UNKNOWN_TOKEN = (190, "Invalid OAuth access token - Cannot parse access token")
@@ -180,8 +177,8 @@ class GraphOAuth:
 
     def _long_lived(self, request: Request) -> Response:
         p = request.params
-        if p.get("grant_type") != self.EXCHANGE_GRANT:
-            raise self._param_error(f"Param grant_type must be {self.EXCHANGE_GRANT}")
+        if p.get("grant_type") != f"{self.GRANT_PREFIX}_exchange_token":
+            raise self._param_error(f"Param grant_type must be {self.GRANT_PREFIX}_exchange_token")
         self._check_app(p, client_id=None, secret=True)
         with self.lock:
             old = self._valid_token(p.get("access_token"))
@@ -190,8 +187,8 @@ class GraphOAuth:
 
     def _refresh(self, request: Request) -> Response:
         p = request.params
-        if p.get("grant_type") != self.REFRESH_GRANT:
-            raise self._param_error(f"Param grant_type must be {self.REFRESH_GRANT}")
+        if p.get("grant_type") != f"{self.GRANT_PREFIX}_refresh_token":
+            raise self._param_error(f"Param grant_type must be {self.GRANT_PREFIX}_refresh_token")
         with self.lock:
             old = self._valid_token(p.get("access_token"))
             if not old.long_lived:
@@ -225,7 +222,7 @@ class GraphOAuth:
         """The call's valid token, with the scopes the call needs, for `uid` (None, `me` or
         the token's user)."""
         token = self._valid_token(request.params.get("access_token") or request.bearer())
-        needed = (self.BASIC_SCOPE, self.PUBLISH_SCOPE) if publishing else (self.BASIC_SCOPE,)
+        needed = self.SCOPES if publishing else self.SCOPES[:1]
         if not all(scope in token.scopes for scope in needed):
             raise GraphError("(#10) Application does not have permission for this action", code=10)
         if uid is not None and uid not in ("me", token.user_id):

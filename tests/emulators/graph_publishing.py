@@ -74,6 +74,20 @@ class PostMedia:
     url: str
 
 
+@dataclass(frozen=True)
+class PublishedPost:
+    """What every platform's post has; each platform's Post adds its own fields."""
+
+    id: str
+    user_id: str
+    username: str
+    container_id: str
+    media_type: str
+    shortcode: str
+    permalink: str
+    published_at: dt.datetime
+
+
 def status_of(container: Container, now: dt.datetime, containers: Mapping[str, Container]) -> tuple[str, str | None]:
     """(status, error message) of a container at `now`.
 
@@ -180,6 +194,8 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
     hooks below."""
 
     HOSTS: tuple[str, ...] = ()
+    USER: type = object  # the platform's user dataclass, made from (id, username, ...)
+    DEFAULT_USER: tuple[str, ...] = ()
     MEDIA_TYPES: tuple[str, ...] = ()  # keys of processing_seconds
     DEFAULT_PROCESSING: dict[str, float] = {}
     CAROUSEL_ITEMS = (2, 20)  # children of a carousel, at least and at most
@@ -189,16 +205,17 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
     LIMIT_DEFAULT_FIELDS: tuple[str, ...] = ("quota_usage", "config")
     USER_NODE, CONTAINER_NODE, MEDIA_NODE = "User", "MediaContainer", "Media"
 
-    def __init__(self, client_id: str, client_secret: str, *, users: Iterable[Any],
+    def __init__(self, client_id: str, client_secret: str, *, users: Iterable[Any] | None,
                  redirect_uris: Iterable[str] | None = None, processing_seconds: dict[str, float] | None = None,
                  publish_quota: int, **server):
         super().__init__(**server)
+        users = [self.DEFAULT_USER] if users is None else users
         self.client_id, self.client_secret = client_id, client_secret
         self.redirect_uris = set(redirect_uris) if redirect_uris is not None else None
         self.processing_seconds = {**self.DEFAULT_PROCESSING, **(processing_seconds or {})}
         self.publish_quota = publish_quota
         self._ids = itertools.count(18_000_000_000_000_001)  # users, containers, media
-        self._users = {user.id: user for user in users}
+        self._users = {user.id: user for user in (u if isinstance(u, self.USER) else self.USER(*u) for u in users)}
         self._consenting = next(iter(self._users), None)
         self._reset_state()
         for method, pattern, handler in (

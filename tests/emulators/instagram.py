@@ -41,11 +41,8 @@ CONTAINER_LIMIT = 400  # containers a user may create in a rolling 24 hours
 
 class InstagramEmulator(GraphEmulator):
     name = "instagram"
-    HOSTS = HOSTS
-    SCOPES = SCOPES
-    BASIC_SCOPE, PUBLISH_SCOPE = SCOPES
-    EXCHANGE_GRANT, REFRESH_GRANT = "ig_exchange_token", "ig_refresh_token"
-    TOKEN_PREFIX = "IGAA"
+    HOSTS, SCOPES, GRANT_PREFIX, TOKEN_PREFIX = HOSTS, SCOPES, "ig", "IGAA"
+    USER, DEFAULT_USER = InstagramUser, ("17841400000000002", "emu_instagram")
     CODE_TTL = dt.timedelta(hours=1)
     MEDIA_TYPES = MEDIA_TYPES
     DEFAULT_PROCESSING = {"IMAGE": 0.0, "VIDEO": 30.0, "CAROUSEL": 0.0}
@@ -59,11 +56,8 @@ class InstagramEmulator(GraphEmulator):
                  redirect_uris: Iterable[str] | None = None,
                  processing_seconds: dict[str, float] | None = None,
                  publish_quota: int = 50, container_limit: int = CONTAINER_LIMIT, **server):
-        users = [InstagramUser("17841400000000002", "emu_instagram")] if users is None else users
-        super().__init__(client_id, client_secret,
-                         users=[u if isinstance(u, InstagramUser) else InstagramUser(*u) for u in users],
-                         redirect_uris=redirect_uris, processing_seconds=processing_seconds,
-                         publish_quota=publish_quota, **server)
+        super().__init__(client_id, client_secret, users=users, redirect_uris=redirect_uris,
+                         processing_seconds=processing_seconds, publish_quota=publish_quota, **server)
         self.container_limit = container_limit
         self.answer_shape = "data"
         self.controls.update(token_answer_shape=self.token_answer_shape)
@@ -153,9 +147,10 @@ class InstagramEmulator(GraphEmulator):
         reel = container.media_type == "REELS"
         carousel = container.media_type == "CAROUSEL"
         return Post(media_id, user.id, user.username, container.id,
-                    "CAROUSEL_ALBUM" if carousel else items[0].media_type, "REELS" if reel else "FEED",
-                    container.text, None if carousel else container.media_url, tuple(items) if carousel else (),
-                    code, f"https://www.instagram.com/{'reel' if reel else 'p'}/{code}/", now)
+                    "CAROUSEL_ALBUM" if carousel else items[0].media_type, code,
+                    f"https://www.instagram.com/{'reel' if reel else 'p'}/{code}/", now,
+                    media_product_type="REELS" if reel else "FEED", caption=container.text,
+                    media_url=None if carousel else container.media_url, children=tuple(items) if carousel else ())
 
     # --- containers ---------------------------------------------------------------------------
 

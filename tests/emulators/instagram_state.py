@@ -3,10 +3,9 @@
 (tests/emulators/README.md#instagram)."""
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
-from .graph_publishing import ERROR, EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia
+from .graph_publishing import ERROR, EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia, PublishedPost
 
 ACCOUNT_TYPES = ("BUSINESS", "MEDIA_CREATOR", "PERSONAL")
 # Keys of processing_seconds: a Reel and a carousel's video item are both a VIDEO.
@@ -38,21 +37,13 @@ class InstagramUser:
 
 
 @dataclass(frozen=True)
-class Post:
-    """A published Instagram post: an image, a Reel, or a carousel album."""
+class Post(PublishedPost):
+    """A published image, Reel or carousel album; `media_type` is IMAGE, VIDEO or CAROUSEL_ALBUM."""
 
-    id: str
-    user_id: str
-    username: str
-    container_id: str
-    media_type: str  # IMAGE | VIDEO | CAROUSEL_ALBUM
     media_product_type: str  # FEED | REELS
     caption: str
     media_url: str | None  # a single image or Reel's
     children: tuple[PostMedia, ...]  # a carousel's items, each with its own media id
-    shortcode: str
-    permalink: str
-    published_at: dt.datetime
 
     @property
     def media(self) -> tuple[PostMedia, ...]:

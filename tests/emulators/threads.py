@@ -44,11 +44,8 @@ SCOPES = ("threads_basic", "threads_content_publish")
 
 class ThreadsEmulator(GraphEmulator):
     name = "threads"
-    HOSTS = HOSTS
-    SCOPES = SCOPES
-    BASIC_SCOPE, PUBLISH_SCOPE = SCOPES
-    EXCHANGE_GRANT, REFRESH_GRANT = "th_exchange_token", "th_refresh_token"
-    TOKEN_PREFIX = "THQVJ"
+    HOSTS, SCOPES, GRANT_PREFIX, TOKEN_PREFIX = HOSTS, SCOPES, "th", "THQVJ"
+    USER, DEFAULT_USER = ThreadsUser, ("17841400000000001", "emu_threads")
     CODE_TTL = dt.timedelta(minutes=10)  # [U] Meta documents no lifetime for Threads codes
     MISSING_TOKEN = (104, "An access token is required to request this resource.")
     UNKNOWN_TOKEN = (190, "Error validating access token: Invalid OAuth access token.")
@@ -65,11 +62,8 @@ class ThreadsEmulator(GraphEmulator):
                  redirect_uris: Iterable[str] | None = None,
                  processing_seconds: dict[str, float] | None = None,
                  publish_quota: int = 250, permalink_host: str = "www.threads.net", **server):
-        users = [ThreadsUser("17841400000000001", "emu_threads")] if users is None else users
-        super().__init__(client_id, client_secret,
-                         users=[u if isinstance(u, ThreadsUser) else ThreadsUser(*u) for u in users],
-                         redirect_uris=redirect_uris, processing_seconds=processing_seconds,
-                         publish_quota=publish_quota, **server)
+        super().__init__(client_id, client_secret, users=users, redirect_uris=redirect_uris,
+                         processing_seconds=processing_seconds, publish_quota=publish_quota, **server)
         self.permalink_host = permalink_host
         self.route("GET", VERSION + r"/oauth/access_token", self._exchange_code)  # Threads takes a GET too
 
@@ -128,9 +122,9 @@ class ThreadsEmulator(GraphEmulator):
     def _make_post(self, container: Container, media_id: str, items: list[PostMedia], now: dt.datetime) -> Post:
         user = self._users[container.user_id]
         code = shortcode(media_id)
-        return Post(media_id, user.id, user.username, container.id, POST_MEDIA_TYPES[container.media_type],
-                    container.text, tuple(items), code, f"https://{self.permalink_host}/@{user.username}/post/{code}",
-                    now, container.params.get("link_attachment"))
+        return Post(media_id, user.id, user.username, container.id, POST_MEDIA_TYPES[container.media_type], code,
+                    f"https://{self.permalink_host}/@{user.username}/post/{code}", now, text=container.text,
+                    media=tuple(items), link_attachment=container.params.get("link_attachment"))
 
     # --- containers ---------------------------------------------------------------------------
 

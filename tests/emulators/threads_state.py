@@ -2,10 +2,9 @@
 (graph_publishing.py): its users and posts (tests/emulators/README.md#threads)."""
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
-from .graph_publishing import PostMedia
+from .graph_publishing import PostMedia, PublishedPost
 
 ERROR_MESSAGES = (
     "FAILED_DOWNLOADING_VIDEO", "FAILED_PROCESSING_AUDIO", "FAILED_PROCESSING_VIDEO", "INVALID_ASPEC_RATIO",
@@ -25,17 +24,9 @@ class ThreadsUser:
 
 
 @dataclass(frozen=True)
-class Post:
-    """A published thread."""
+class Post(PublishedPost):
+    """A published thread; `media_type` is TEXT_POST, IMAGE, VIDEO or CAROUSEL_ALBUM."""
 
-    id: str
-    user_id: str
-    username: str
-    container_id: str
-    media_type: str  # TEXT_POST | IMAGE | VIDEO | CAROUSEL_ALBUM
     text: str
     media: tuple[PostMedia, ...]
-    shortcode: str
-    permalink: str
-    published_at: dt.datetime
     link_attachment: str | None = None

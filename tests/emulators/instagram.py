@@ -15,20 +15,8 @@ from typing import Iterable
 
 from .graph import GraphError
 from .graph_oauth import Token
-from .graph_publishing import (
-    CONTAINER_TTL,
-    ERROR,
-    EXPIRED,
-    FINISHED,
-    IN_PROGRESS,
-    PUBLISHED,
-    STATUSES,
-    Container,
-    ContainerView,
-    GraphEmulator,
-    PostMedia,
-    shortcode,
-)
+from .graph_publishing import (QUOTA_WINDOW, ERROR, EXPIRED, FINISHED, PUBLISHED, Container, GraphEmulator, PostMedia,
+                               shortcode)
 from .instagram_rules import DOWNLOAD_FAILED, check_caption, checked_outcome, fetch_image, fetch_video, media_fields
 from .instagram_state import MEDIA_TYPES, STATUS_TEXTS, InstagramUser, Post, upload_failed
 from .wire import Refusal, Request, Response
@@ -158,8 +146,8 @@ class InstagramEmulator(GraphEmulator):
         p = request.params
         with self.lock:
             token = self._auth(request, uid, publishing=True)
-        media_type, url = self._container_kind(p)
         is_item = p.get("is_carousel_item", "false").lower() == "true"
+        media_type, url = self._container_kind(p, is_item)
         caption = p.get("caption", "")
         if caption and is_item:
             raise self._param_error("Param caption is not allowed on carousel items.")
@@ -178,10 +166,9 @@ class InstagramEmulator(GraphEmulator):
                 error_message=upload_failed(failed) if failed else None, failed_download=failed == DOWNLOAD_FAILED)
         return Response.json(200, {"id": container.id})
 
-    def _container_kind(self, p: dict) -> tuple[str, str | None]:
+    def _container_kind(self, p: dict, is_item: bool) -> tuple[str, str | None]:
         """(IMAGE | VIDEO | REELS | CAROUSEL, its media URL) from the creation's parameters."""
         media_type = p.get("media_type", "").upper()
-        is_item = p.get("is_carousel_item", "false").lower() == "true"
         if media_type in ("", "IMAGE"):
             kind, url_name = "IMAGE", "image_url"
         elif media_type == "REELS" and not is_item:
@@ -199,11 +186,10 @@ class InstagramEmulator(GraphEmulator):
     def _check_container_limit(self, user_id: str) -> None:
         """At most `container_limit` containers in a rolling 24 hours. Under the lock."""
         now = self.clock.now()
-        made = sum(1 for c in self._containers.values() if c.user_id == user_id and now - c.created_at < CONTAINER_TTL)
+        made = sum(1 for c in self._containers.values() if c.user_id == user_id and now - c.created_at < QUOTA_WINDOW)
         if made >= self.container_limit:
             raise GraphError(f"(#17) User request limit reached: at most {self.container_limit} media containers "
                              "can be created in 24 hours.", code=17, is_transient=True)
 
 
-__all__ = ["HOSTS", "SCOPES", "STATUSES", "InstagramEmulator", "InstagramUser", "Post", "PostMedia", "ContainerView",
-           "FINISHED", "IN_PROGRESS", "ERROR", "EXPIRED", "PUBLISHED"]
+__all__ = ["HOSTS", "SCOPES", "InstagramEmulator", "InstagramUser", "Post"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .graph_publishing import ERROR, EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia, PublishedPost
+from .graph_publishing import EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia, PublishedPost
 
 ACCOUNT_TYPES = ("BUSINESS", "MEDIA_CREATOR", "PERSONAL")
 # Keys of processing_seconds: a Reel and a carousel's video item are both a VIDEO.
@@ -51,4 +51,4 @@ class Post(PublishedPost):
         return self.children or (PostMedia(self.id, self.media_type, self.media_url),)
 
 
-__all__ = ["ACCOUNT_TYPES", "MEDIA_TYPES", "STATUS_TEXTS", "ERROR", "InstagramUser", "Post", "upload_failed"]
+__all__ = ["ACCOUNT_TYPES", "MEDIA_TYPES", "STATUS_TEXTS", "InstagramUser", "Post", "upload_failed"]

@@ -475,7 +475,8 @@ def test_past_the_quota_of_a_rolling_24_hours_publishing_is_refused_with_9_22070
 def test_the_users_media_are_listed_newest_first(instagram, graph, media_server):
     ids = []
     for i in range(3):
-        ids.append(publish(graph, create(graph, image_url=media_server.url("/photo.jpg"), caption=f"post {i}")).json()["id"])
+        container = create(graph, image_url=media_server.url("/photo.jpg"), caption=f"post {i}")
+        ids.append(publish(graph, container).json()["id"])
         instagram.advance(60)
     answer = graph("GET", f"/v25.0/{USER}/media", fields="id,caption,permalink,timestamp", limit="2").json()
     assert [p["id"] for p in answer["data"]] == ids[::-1][:2]

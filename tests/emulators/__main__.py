@@ -1,4 +1,4 @@
-"""Run an emulator on its own: `python -m tests.emulators threads --port 9200`.
+"""Run an emulator on its own: `python -m tests.emulators threads|instagram --port 9200`.
 
 Prints where it listens and the settings that send Fanout to it, then serves until
 Ctrl-C (or SIGTERM). Its clock follows real time, so videos finish processing by
@@ -21,31 +21,48 @@ def _pair(value: str) -> tuple[str, str]:
     return key, rest
 
 
-def _threads(args: argparse.Namespace, clock: EmulatorClock):
-    from .threads import ThreadsEmulator, ThreadsUser
+def _meta(module: str, class_name: str, user_class: str):
+    """How to build a Meta emulator (Threads, Instagram) from its arguments."""
+    def build(args: argparse.Namespace, clock: EmulatorClock):
+        from importlib import import_module
 
-    users = [ThreadsUser(uid, name) for uid, name in args.user] or None
-    processing = {kind.upper(): float(seconds) for kind, seconds in args.processing_time}
-    return ThreadsEmulator(args.client_id, args.client_secret, users=users, processing_seconds=processing,
-                           host=args.host, port=args.port, clock=clock)
+        found = import_module(f"{__package__}.{module}")
+        user = getattr(found, user_class)
+        users = [user(uid, *rest.split(":")) for uid, rest in args.user] or None
+        processing = {kind.upper(): float(seconds) for kind, seconds in args.processing_time}
+        return getattr(found, class_name)(args.client_id, args.client_secret, users=users,
+                                          processing_seconds=processing, host=args.host, port=args.port, clock=clock)
+    return build
 
 
-def _threads_settings(emulator) -> dict[str, str]:
-    return {"FANOUT_PLATFORM_HOSTS": emulator.hosts_setting, "FANOUT_THREADS_CLIENT_ID": emulator.client_id,
-            "FANOUT_THREADS_CLIENT_SECRET": emulator.client_secret}
+def _meta_settings(prefix: str):
+    def settings(emulator) -> dict[str, str]:
+        return {"FANOUT_PLATFORM_HOSTS": emulator.hosts_setting, f"FANOUT_{prefix}_CLIENT_ID": emulator.client_id,
+                f"FANOUT_{prefix}_CLIENT_SECRET": emulator.client_secret}
+    return settings
 
 
-def _threads_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--client-id", default="threads-app-id")
-    parser.add_argument("--client-secret", default="threads-app-secret")
-    parser.add_argument("--user", action="append", type=_pair, default=[], metavar="ID:USERNAME",
-                        help="a Threads user (repeatable; the first one consents); default 17841400000000001:emu_threads")
-    parser.add_argument("--processing-time", action="append", type=_pair, default=[], metavar="TYPE=SECONDS",
-                        help="how long TEXT, IMAGE, VIDEO or CAROUSEL containers stay IN_PROGRESS (default VIDEO=30)")
+def _meta_arguments(app: str, user: str, user_help: str, kinds: str):
+    def add(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--client-id", default=f"{app}-app-id")
+        parser.add_argument("--client-secret", default=f"{app}-app-secret")
+        parser.add_argument("--user", action="append", type=_pair, default=[], metavar=user,
+                            help=f"a user (repeatable; the first one consents); {user_help}")
+        parser.add_argument("--processing-time", action="append", type=_pair, default=[], metavar="TYPE=SECONDS",
+                            help=f"how long {kinds} containers stay IN_PROGRESS (default VIDEO=30)")
+    return add
 
 
 # Each platform: how to add its arguments, how to build it, and the settings to print once it listens.
-PLATFORMS = {"threads": (_threads_arguments, _threads, _threads_settings)}
+PLATFORMS = {
+    "threads": (_meta_arguments("threads", "ID:USERNAME", "default 17841400000000001:emu_threads",
+                                "TEXT, IMAGE, VIDEO or CAROUSEL"),
+                _meta("threads", "ThreadsEmulator", "ThreadsUser"), _meta_settings("THREADS")),
+    "instagram": (_meta_arguments("instagram", "ID:USERNAME[:ACCOUNT_TYPE]",
+                                  "default 17841400000000002:emu_instagram:BUSINESS",
+                                  "IMAGE, VIDEO (Reels and video items) or CAROUSEL"),
+                  _meta("instagram", "InstagramEmulator", "InstagramUser"), _meta_settings("INSTAGRAM")),
+}
 
 
 def main(argv: list[str] | None = None) -> int:

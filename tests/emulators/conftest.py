@@ -3,30 +3,42 @@ from __future__ import annotations
 
 import datetime as dt
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 import requests
 
 from .clock import EmulatorClock
+from .instagram import InstagramEmulator
 from .media_server import sample_media_server
 from .threads import ThreadsEmulator
 
 START = dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.timezone.utc)
 
 
-@pytest.fixture
-def threads():
-    """A Threads emulator with one user (17841400000000001, emu_threads), its clock at START."""
-    with ThreadsEmulator("app-id", "app-secret", clock=EmulatorClock(START)) as emulator:
+def serving(emulator):
+    """Runs `emulator` for a test, which fails if the emulator met a bug of its own."""
+    with emulator:
         yield emulator
     assert not emulator.errors, emulator.errors[0]
 
 
 @pytest.fixture
+def threads():
+    """A Threads emulator with one user (17841400000000001, emu_threads), its clock at START."""
+    yield from serving(ThreadsEmulator("app-id", "app-secret", clock=EmulatorClock(START)))
+
+
+@pytest.fixture
+def instagram():
+    """An Instagram emulator with one user (17841400000000002, emu_instagram), its clock at START."""
+    yield from serving(InstagramEmulator("app-id", "app-secret", clock=EmulatorClock(START)))
+
+
+@pytest.fixture
 def media_server():
     """A loopback media server with /photo.jpg, /photo.png and /clip.mp4."""
-    with sample_media_server() as server:
-        yield server
-    assert not server.errors, server.errors[0]
+    yield from serving(sample_media_server())
 
 
 @pytest.fixture
@@ -54,3 +66,43 @@ class Graph:
 @pytest.fixture
 def graph(threads, token) -> Graph:
     return Graph(threads.base_url, token)
+
+
+# --- calls both Meta emulators' tests make ------------------------------------------------------
+
+
+def callback(emulator) -> str:
+    return f"https://fanout.example/connect/{emulator.name}/callback"
+
+
+def authorize(emulator, **params) -> dict:
+    """The query of the redirect an authorization answers (every scope asked for by
+    default), checking it carries Meta's `#_` fragment."""
+    query = {"client_id": "app-id", "redirect_uri": callback(emulator), "scope": ",".join(emulator.SCOPES),
+             "response_type": "code", "state": "st-1", **params}
+    answer = requests.get(emulator.base_url + "/oauth/authorize", params=query, allow_redirects=False, timeout=10)
+    assert answer.status_code == 302, answer.text
+    location = urlsplit(answer.headers["Location"])
+    assert location.fragment == "_"
+    return {k: v[0] for k, v in parse_qs(location.query).items()}
+
+
+def exchange(emulator, code: str, **params) -> requests.Response:
+    form = {"client_id": "app-id", "client_secret": "app-secret", "code": code,
+            "grant_type": "authorization_code", "redirect_uri": callback(emulator), **params}
+    return requests.post(emulator.base_url + "/oauth/access_token", data=form, timeout=10)
+
+
+def error_of(answer: requests.Response, status: int = 400) -> dict:
+    """A Graph error envelope's `error`, checking the status and the members every one has."""
+    assert answer.status_code == status, answer.text
+    error = answer.json()["error"]
+    assert {"message", "type", "code", "fbtrace_id"} <= set(error)
+    return error
+
+
+def created(graph: Graph, path: str, **params) -> str:
+    """The id a creation call at `path` answers; the call must succeed."""
+    answer = graph("POST", path, **params)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["id"]

@@ -1,4 +1,4 @@
-"""Meta Graph API conventions shared by the Threads (and later Instagram) emulators:
+"""Meta Graph API conventions shared by the Threads and Instagram emulators:
 the error envelope, the version prefix, `fields=` selection and timestamps."""
 from __future__ import annotations
 
@@ -51,14 +51,15 @@ def requested_fields(value: str | None, default: Iterable[str] = ("id",)) -> lis
     return [f.strip() for f in value.split(",") if f.strip()]
 
 
-def select(fields: list[str], available: Mapping[str, Callable[[], Any]], node_type: str) -> dict:
+def select(fields: list[str], available: Mapping[str, Callable[[], Any]], node_type: str, *,
+           error_type: str = "OAuthException") -> dict:
     """The requested fields of a node (those with a value), its `id` always included if it
     has one; a field the node does not have is Graph's error 100 ("Tried accessing
     nonexisting field")."""
     for name in fields:
         if name not in available:
             raise GraphError(f"(#100) Tried accessing nonexisting field ({name}) on node type ({node_type})",
-                             code=100, type="THApiException")
+                             code=100, type=error_type)
     out = {name: available[name]() for name in dict.fromkeys(["id", *fields]) if name in available}
     return {name: value for name, value in out.items() if value is not None}
 

@@ -10,17 +10,20 @@ from dataclasses import dataclass
 import requests
 
 HEAD_BYTES = 64
+# An image's size is in its header: a JPEG's frame header can follow large EXIF data.
+SIZE_BYTES = 256 * 1024
 _CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
 class Fetched:
-    """What a fetch came to: the type sniffed and the size read (at most `limit` + 1, as
-    reading stops there), or why it failed."""
+    """What a fetch came to: the type sniffed, the size read (reading stops once past
+    `limit`), an image's width and height when its header tells them, or why it failed."""
 
     kind: str | None = None
     size: int = 0
     error: str | None = None
+    dimensions: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -38,12 +41,13 @@ def fetch(url: str, *, limit: int, timeout: tuple[float, float] = (5.0, 30.0)) -
                     return Fetched(error=f"HTTP {answer.status_code}")
                 head, size = b"", 0
                 for chunk in answer.iter_content(_CHUNK):
-                    if len(head) < HEAD_BYTES:
-                        head += chunk[: HEAD_BYTES - len(head)]
+                    if len(head) < SIZE_BYTES:
+                        head += chunk[: SIZE_BYTES - len(head)]
                     size += len(chunk)
                     if size > limit:
                         break
-                return Fetched(kind=sniff(head), size=size)
+                kind = sniff(head[:HEAD_BYTES])
+                return Fetched(kind=kind, size=size, dimensions=image_size(head, kind))
     except (requests.RequestException, ValueError) as e:
         return Fetched(error=type(e).__name__)
 
@@ -63,6 +67,34 @@ def sniff(head: bytes) -> str | None:
         return "mov" if head[8:12] == b"qt  " else "mp4"
     if box in (b"moov", b"mdat", b"wide", b"free", b"skip", b"pnot"):
         return "mov"  # QuickTime files without ftyp start with one of these atoms
+    return None
+
+
+def image_size(head: bytes, kind: str | None) -> tuple[int, int] | None:
+    """(width, height) of a JPEG (its first frame header) or a PNG (IHDR), read from its
+    first bytes; None when they do not tell."""
+    if kind == "png" and len(head) >= 24:
+        return struct.unpack(">II", head[16:24])
+    if kind != "jpeg":
+        return None
+    at = 2
+    while at + 4 <= len(head):
+        if head[at] != 0xFF:
+            return None
+        marker = head[at + 1]
+        if marker == 0xFF:  # fill byte
+            at += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD9)):  # markers without a length
+            at += 2
+            continue
+        (length,) = struct.unpack(">H", head[at + 2:at + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            if at + 9 > len(head):
+                return None
+            height, width = struct.unpack(">HH", head[at + 5:at + 9])
+            return width, height
+        at += 2 + length
     return None
 
 

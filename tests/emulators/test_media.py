@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from .media import fetch, jpeg_bytes, mp4_bytes, png_bytes, sniff
+from .media import fetch, image_size, jpeg_bytes, mp4_bytes, png_bytes, sniff
 
 
 @pytest.mark.parametrize("data,kind", [
@@ -33,3 +33,16 @@ def test_an_error_status_a_refused_connection_or_a_timeout_is_a_failed_fetch(med
     url = media_server.url("/gone")
     media_server.stop()
     assert fetch(url, limit=100).error == "ConnectionError"
+
+
+@pytest.mark.parametrize("data,size", [
+    (jpeg_bytes(640, 480), (640, 480)), (png_bytes(300, 200), (300, 200)), (mp4_bytes(), None),
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF", None),  # a JPEG cut before its frame header
+])
+def test_an_images_width_and_height_are_read_from_its_header(data, size):
+    assert image_size(data, sniff(data[:64])) == size
+
+
+def test_a_fetch_reports_an_images_dimensions(media_server):
+    fetched = fetch(media_server.put("/p.jpg", jpeg_bytes(1080, 1350)), limit=10**6)
+    assert fetched.dimensions == (1080, 1350)

@@ -8,14 +8,13 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
-from .conftest import Graph
+from .conftest import Graph, authorize, created, error_of, exchange
 from .media import png_bytes
 from .threads import HOSTS
 
@@ -23,33 +22,8 @@ USER = "17841400000000001"
 REDIRECT = "https://fanout.example/connect/threads/callback"
 
 
-def authorize(threads, **params) -> dict:
-    query = {"client_id": "app-id", "redirect_uri": REDIRECT, "scope": "threads_basic,threads_content_publish",
-             "response_type": "code", "state": "st-1", **params}
-    answer = requests.get(threads.base_url + "/oauth/authorize", params=query, allow_redirects=False, timeout=10)
-    assert answer.status_code == 302, answer.text
-    location = urlsplit(answer.headers["Location"])
-    assert location.fragment == "_"
-    return {k: v[0] for k, v in parse_qs(location.query).items()}
-
-
-def exchange(threads, code: str, **params) -> requests.Response:
-    form = {"client_id": "app-id", "client_secret": "app-secret", "code": code,
-            "grant_type": "authorization_code", "redirect_uri": REDIRECT, **params}
-    return requests.post(threads.base_url + "/oauth/access_token", data=form, timeout=10)
-
-
-def error_of(answer: requests.Response, status: int = 400) -> dict:
-    assert answer.status_code == status, answer.text
-    error = answer.json()["error"]
-    assert {"message", "type", "code", "fbtrace_id"} <= set(error)
-    return error
-
-
 def create(graph, **params) -> str:
-    answer = graph("POST", f"/v1.0/{USER}/threads", **params)
-    assert answer.status_code == 200, answer.text
-    return answer.json()["id"]
+    return created(graph, f"/v1.0/{USER}/threads", **params)
 
 
 def status(graph, container_id: str) -> dict:

@@ -2,25 +2,14 @@
 (tests/emulators/README.md#threads)."""
 from __future__ import annotations
 
-import datetime as dt
-
 from fanout.platforms.text import link_count, threads_length
 
-from . import media
+from . import graph_publishing
 from .graph import GraphError, graph_time
-from .threads_state import (
-    ERROR,
-    ERROR_MESSAGES,
-    EXPIRED,
-    FINISHED,
-    IN_PROGRESS,
-    Container,
-    Post,
-)
+from .graph_publishing import ERROR, forcible
+from .threads_state import ERROR_MESSAGES, Post
 
 TEXT_LIMIT, LINK_LIMIT = 500, 5
-MIN_ITEMS, MAX_ITEMS = 2, 20
-IMAGE_LIMIT = 8 * 1024 * 1024  # "8 MB"; read as MiB, as Instagram states it
 VIDEO_LIMIT = 1024 ** 3
 REPLY_CONTROLS = ("everyone", "accounts_you_follow", "mentioned_only", "parent_post_author_only", "followers_only")
 
@@ -54,50 +43,23 @@ def check_text(text: str, link_attachment: str | None) -> None:
 
 def fetch_image(url: str) -> None:
     """Fetches an image as Threads does at creation: failures are errors of the call."""
-    fetched = media.fetch(url, limit=IMAGE_LIMIT)
-    if not fetched.ok:
-        raise GraphError(f"The media could not be fetched from this URI: {url}", code=9004, subcode=2207052,
-                         error_user_title="Media download has failed.",
-                         error_user_msg="The media could not be fetched from this URI.")
-    if fetched.kind not in ("jpeg", "png"):
-        raise GraphError(f"The image format {fetched.kind or 'unknown'} is not supported. Supported formats are: "
-                         "JPEG, PNG.", code=36001, subcode=2207005)
-    if fetched.size > IMAGE_LIMIT:
-        raise GraphError("The image is too large to download. It should be less than 8 MB.", code=36000,
-                         subcode=2207004)
+    graph_publishing.fetch_image(url, {"jpeg": "JPEG", "png": "PNG"})
 
 
 def fetch_video(url: str) -> str | None:
     """Fetches a video: what goes wrong shows on the container (status ERROR), not the call."""
-    fetched = media.fetch(url, limit=VIDEO_LIMIT)
-    if not fetched.ok:
-        return "FAILED_DOWNLOADING_VIDEO"
-    if fetched.kind not in ("mp4", "mov") or fetched.size > VIDEO_LIMIT:
-        return "FAILED_PROCESSING_VIDEO"
-    return None
+    return {"download": "FAILED_DOWNLOADING_VIDEO", "format": "FAILED_PROCESSING_VIDEO", None: None}[
+        graph_publishing.video_problem(url, VIDEO_LIMIT)]
 
 
 def checked_outcome(status: str, error_message: str | None) -> tuple[str, str | None]:
-    status = status.upper()
-    if status not in (IN_PROGRESS, FINISHED, ERROR, EXPIRED):
-        raise ValueError(f"a container can be made IN_PROGRESS, FINISHED, ERROR or EXPIRED, not {status}")
+    status = forcible(status)
     if status == ERROR:
         error_message = error_message or "UNKNOWN"
         if error_message not in ERROR_MESSAGES:
             raise ValueError(f"error_message is one of {ERROR_MESSAGES}")
         return status, error_message
     return status, None
-
-
-def apply_outcome(container: Container, status: str, error_message: str | None, now: dt.datetime | None) -> None:
-    """Make `container` end in `status`; `now` given: a processing time already passed."""
-    container.failed_download = False
-    container.error_message = error_message if status == ERROR else None
-    container.forced_expired = status == EXPIRED
-    if status == IN_PROGRESS:
-        container.ready_at = None
-    elif now is not None:
-        container.ready_at = now
 
 
 def media_fields(post: Post, object_id: str) -> dict:

@@ -172,6 +172,16 @@ def test_an_unknown_control_lists_those_there_are_and_bad_arguments_are_a_400(co
     assert requests.post(counter.base_url + "/_emulator/fail", json={"nope": 1}, timeout=10).status_code == 400
 
 
+def test_a_control_takes_json_sent_as_curl_d_sends_it(counter):
+    """`curl -X POST .../_emulator/advance -d '{"seconds": 60}'`, labelled a form."""
+    answer = requests.post(counter.base_url + "/_emulator/advance", data=b'{"seconds": 60}',
+                           headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=10)
+    assert answer.json() == {"result": "2026-11-22T10:01:00+00:00"}
+    refused = requests.post(counter.base_url + "/_emulator/advance", data=b"seconds=60",
+                            headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=10)
+    assert refused.status_code == 400 and "JSON object" in refused.json()["error"]
+
+
 def test_the_media_server_serves_what_was_put_and_404_otherwise(media_server):
     url = media_server.put("/a/b.png", b"\x89PNG\r\n\x1a\n", "image/png")
     answer = requests.get(url, timeout=10)

@@ -1,6 +1,8 @@
 """Driving a platform adapter's `publish` step by step, as the engine would, against an
 emulator over real HTTP on loopback (the vocabulary of tests/test_*_adapter.py).
 
+A test module defines `emulator` (its platform's, reset) and imports the fixtures here:
+`clocks`, `http` (the platform's hosts sent to the emulator), `app` and `step`.
 `RecordingStep` is base.Step with a `save` that records every state as the engine would
 store it (and may kill the worker right after one); `Clocks` moves our clock and the
 emulator's together; `publish_to_the_end` runs steps, waiting and retrying with the saved
@@ -13,8 +15,10 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 
-from fanout.platforms.base import Done, Job, Wait
-from fanout.platforms.http import PlatformHttp
+import pytest
+
+from fanout.platforms.base import App, Done, Job, Wait
+from fanout.platforms.http import PlatformHttp, parse_hosts
 
 from .conftest import FakeClock
 from .emulators.clock import EmulatorClock
@@ -88,3 +92,34 @@ def graph_error(code: int, message: str = "An unexpected error has occurred.", s
     if subcode is not None:
         error["error_subcode"] = subcode
     return {"error": error}
+
+
+def image(media, name: str = "photo.jpg") -> dict:
+    return {"url": media.url(name), "type": "image"}
+
+
+def video(media, name: str = "clip.mp4") -> dict:
+    return {"url": media.url(name), "type": "video"}
+
+
+@pytest.fixture
+def clocks(emulator) -> Clocks:
+    return Clocks(FakeClock(emulator.clock.now().replace(tzinfo=None)), emulator.clock)
+
+
+@pytest.fixture
+def http(emulator) -> PlatformHttp:
+    return PlatformHttp(parse_hosts(emulator.hosts_setting), timeout=(2.0, 5.0))
+
+
+@pytest.fixture
+def app() -> App:
+    return App("app-id", "app-secret")
+
+
+@pytest.fixture
+def step(http, settings, clocks, emulator):
+    """Makes a RecordingStep on the test's settings and clock (keyword arguments: its own)."""
+    def make(**kwargs) -> RecordingStep:
+        return RecordingStep(http, settings, clocks.ours, emulator, **kwargs)
+    return make

@@ -12,12 +12,12 @@ import pytest
 import requests
 
 from fanout.platforms import instagram
-from fanout.platforms.base import AccountNotEligible, App, AuthFailed, Done, Job, Retry, Wait
-from fanout.platforms.http import PlatformHttp, parse_hosts
+from fanout.platforms.base import AccountNotEligible, AuthFailed, Done, Job, Retry, Wait
 
 from . import adapter_steps as steps
-from .adapter_steps import Clocks, Killed, RecordingStep, graph_error
-from .conftest import FakeClock
+from .adapter_steps import (  # noqa: F401 (fixtures)
+    Clocks, Killed, RecordingStep, app, clocks, graph_error, http, image, step, video,
+)
 from .emulators.clock import EmulatorClock
 from .emulators.instagram import InstagramEmulator
 from .emulators.media import jpeg_bytes
@@ -44,11 +44,6 @@ def emulator(instagram_server):
     assert not instagram_server.errors, instagram_server.errors[0]
 
 
-@pytest.fixture
-def clocks(emulator) -> Clocks:
-    return Clocks(FakeClock(START), emulator.clock)
-
-
 @pytest.fixture(scope="module")
 def media():
     with sample_media_server() as server:
@@ -58,25 +53,8 @@ def media():
 
 
 @pytest.fixture
-def http(emulator) -> PlatformHttp:
-    return PlatformHttp(parse_hosts(emulator.hosts_setting), timeout=(2.0, 5.0))
-
-
-@pytest.fixture
 def token(emulator) -> str:
     return emulator.issue_token(USER_ID)
-
-
-@pytest.fixture
-def app() -> App:
-    return App("app-id", "app-secret")
-
-
-@pytest.fixture
-def step(http, settings, clocks, emulator):
-    def make(**kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, **kwargs)
-    return make
 
 
 @pytest.fixture
@@ -85,14 +63,6 @@ def job(token, media):
         return Job(target_id="tgt_1", platform="instagram", user_id=USER_ID, username=USERNAME,
                    access_token=token, caption=caption, media=tuple(items) or (image(media),), state={}, **kwargs)
     return make
-
-
-def image(media, name: str = "photo.jpg") -> dict:
-    return {"url": media.url(name), "type": "image"}
-
-
-def video(media, name: str = "clip.mp4") -> dict:
-    return {"url": media.url(name), "type": "video"}
 
 
 def publish_to_the_end(make_step, job: Job, clocks: Clocks, **kwargs):

@@ -26,7 +26,7 @@ from .emulators.media_server import sample_media_server
 from .test_instagram_adapter import CONTAINER_ROWS, CREATE, GRAPH_ROWS, PUBLISH, TRANSIENT_ROWS, graph_error
 from .test_threads_live import publish_with_a_death
 from .threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, emulator, headers, live, port, query_of, threads_server,
+    accounts, browser, connect_link, emulator, headers, hook, live, port, query_of, threads_server,
 )
 
 IG_USER, IG_USERNAME = "17841400000000002", "emu_instagram"
@@ -85,16 +85,6 @@ def account(browser, live, headers, ig) -> str:
     query = connect_instagram(browser, live, headers)
     assert query["status"] == "connected", query
     return query["account_id"]
-
-
-@pytest.fixture
-def hook(live, headers, httpserver, resolver) -> dict:
-    resolver.names["localhost"] = ["127.0.0.1"]
-    httpserver.expect_request("/hook").respond_with_data("ok")
-    answer = requests.post(f"{live}/v1/webhooks", headers=headers, timeout=10, json={
-        "url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed", "account.expired"]})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
 
 
 def photo(media, name="photo.jpg") -> dict:

@@ -14,12 +14,14 @@ import datetime as dt
 import pytest
 
 from fanout.platforms import threads
-from fanout.platforms.base import App, AuthFailed, Done, Job, Retry, Wait
+from fanout.platforms.base import AuthFailed, Done, Job, Retry, Wait
 from fanout.platforms.http import PlatformHttp, parse_hosts
 
 from . import adapter_steps as steps
-from .adapter_steps import Clocks, Killed, RecordingStep, graph_error
-from .conftest import FakeClock, free_port
+from .adapter_steps import (  # noqa: F401 (fixtures)
+    Clocks, Killed, RecordingStep, app, clocks, graph_error, http, image, step, video,
+)
+from .conftest import free_port
 from .emulators.clock import EmulatorClock
 from .emulators.media_server import sample_media_server
 from .emulators.threads import ThreadsEmulator
@@ -45,20 +47,10 @@ def emulator(threads_server):
     assert not threads_server.errors, threads_server.errors[0]
 
 
-@pytest.fixture
-def clocks(emulator) -> Clocks:
-    return Clocks(FakeClock(START), emulator.clock)
-
-
 @pytest.fixture(scope="module")
 def media():
     with sample_media_server() as server:
         yield server
-
-
-@pytest.fixture
-def http(emulator) -> PlatformHttp:
-    return PlatformHttp(parse_hosts(emulator.hosts_setting), timeout=(2.0, 5.0))
 
 
 @pytest.fixture
@@ -67,31 +59,11 @@ def token(emulator) -> str:
 
 
 @pytest.fixture
-def app() -> App:
-    return App("app-id", "app-secret")
-
-
-@pytest.fixture
-def step(http, settings, clocks, emulator):
-    def make(**kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, **kwargs)
-    return make
-
-
-@pytest.fixture
 def job(token):
     def make(caption: str = "hello from fanout", *media: dict, **kwargs) -> Job:
         return Job(target_id="tgt_1", platform="threads", user_id=USER_ID, username=USERNAME, access_token=token,
                    caption=caption, media=tuple(media), state={}, **kwargs)
     return make
-
-
-def image(media, name: str = "photo.jpg") -> dict:
-    return {"url": media.url(name), "type": "image"}
-
-
-def video(media, name: str = "clip.mp4") -> dict:
-    return {"url": media.url(name), "type": "video"}
 
 
 def publish_to_the_end(make_step, job: Job, clocks: Clocks, **kwargs):

@@ -19,7 +19,7 @@ from .emulators.media import jpeg_bytes
 from .emulators.media_server import MediaServer
 from .test_threads_adapter import CONTAINER_ROWS, GRAPH_ROWS
 from .threads_world import (  # noqa: F401 (fixtures)
-    USER_ID, browser, connect, emulator, headers, live, port, settings, threads_server,
+    USER_ID, browser, connect, emulator, headers, hook, live, port, settings, threads_server,
 )
 
 AUTH_ROWS = {row for row, *_, code in GRAPH_ROWS if code == "platform_auth_expired"}
@@ -42,16 +42,6 @@ def account(browser, live, headers) -> str:
     query = connect(browser, live, headers)
     assert query["status"] == "connected", query
     return query["account_id"]
-
-
-@pytest.fixture
-def hook(live, headers, httpserver, resolver) -> dict:
-    resolver.names["localhost"] = ["127.0.0.1"]
-    httpserver.expect_request("/hook").respond_with_data("ok")
-    answer = requests.post(f"{live}/v1/webhooks", headers=headers, timeout=10, json={
-        "url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed", "account.expired"]})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
 
 
 def upload(live, headers, caption="hello from fanout", **body) -> dict:

@@ -77,6 +77,17 @@ def headers(live_key) -> dict:
 
 
 @pytest.fixture
+def hook(live, headers, httpserver, resolver) -> dict:
+    """A webhook registration for every event, to the test's receiver (`httpserver`)."""
+    resolver.names["localhost"] = ["127.0.0.1"]
+    httpserver.expect_request("/hook").respond_with_data("ok")
+    answer = requests.post(f"{live}/v1/webhooks", headers=headers, timeout=10, json={
+        "url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed", "account.expired"]})
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+@pytest.fixture
 def browser():
     with requests.Session() as session:
         yield session

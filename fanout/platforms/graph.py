@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,11 +31,8 @@ from urllib.parse import quote
 
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
+from .mapping import EXPIRED, RATE, UNKNOWN, Rule, classify, number, scrub
 
-AUTH, RATE, MEDIA, DOWNLOAD, CAPTION, EXPIRED, UNKNOWN = (
-    "platform_auth_expired", "platform_rate_limited", "platform_rejected_media", "media_download_failed",
-    "caption_too_long", "container_expired", "unknown_platform_error",
-)
 # Not a failure: the container is not ready to publish yet; poll it again.
 NOT_READY = "not_ready"
 
@@ -48,22 +44,9 @@ LOOKUPS = 3
 # The platform's own time may differ from ours: a recovered post may be this much older
 # than the container we saved.
 CLOCK_SKEW = _dt.timedelta(minutes=10)
-RAW_LIMIT = 500
 
 
-# --- the mapping table: what the platform answers -> the target's error code -------------
-
-@dataclass(frozen=True)
-class Rule:
-    """One row: a signal of the answer, the values that match, the target code."""
-
-    signal: str  # subcode | message | code | container_status | container_error | http
-    values: tuple
-    code: str
-    transient: bool = False  # worth trying again (bounded by the engine)
-    # Calls repeated (a Retry each) before `code` applies: Meta's advice for some answers.
-    repeats: int = 0
-
+# --- answers, for a mapping table -------------------------------------------------------
 
 @dataclass(frozen=True)
 class Answer:
@@ -82,39 +65,6 @@ class Answer:
         if name == "message":
             return self.text
         return getattr(self, name)
-
-
-def classify(mapping: tuple[Rule, ...], answer: Answer) -> Rule | None:
-    """The first row of `mapping` the answer matches (rows are read top to bottom)."""
-    for rule in mapping:
-        value = answer.signal(rule.signal)
-        if rule.signal == "message":
-            if any(phrase in value for phrase in rule.values):
-                return rule
-        elif value is not None and value in rule.values:
-            return rule
-    return None
-
-
-def number(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-_TOKEN_IN_QUERY = re.compile(r"\b(access_token|client_secret|code)=[^&\s\"']+", re.IGNORECASE)
-_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|client_secret)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
-
-
-def scrub(text: str, *secrets: str | None) -> str:
-    """`text` clipped to one short line, with tokens and secrets taken out."""
-    for secret in filter(None, secrets):
-        text = text.replace(secret, "[hidden]")
-    text = _TOKEN_IN_QUERY.sub(r"\1=[hidden]", text)
-    text = _TOKEN_IN_JSON.sub(r"\1[hidden]", text)
-    text = " ".join(text.split())
-    return text if len(text) <= RAW_LIMIT else text[: RAW_LIMIT - 1] + "…"
 
 
 def read_answer(response: PlatformResponse, *secrets: str | None) -> Answer:

@@ -22,10 +22,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
-from .graph import (
-    AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, NOT_READY, RATE, UNKNOWN, Answer, Containers, Rule, Stop, expiry,
-    json_or_refusal, read_answer, scrub, token_answer,
-)
+from .graph import NOT_READY, Answer, Containers, Stop, expiry, json_or_refusal, read_answer, token_answer
+from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, scrub
 from .http import PlatformResponse
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")

@@ -14,10 +14,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .base import App, AuthFailed, Authorization, Grant, Job, Result, Step
-from .graph import (
-    AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, Answer, Containers, Rule, expiry, json_or_refusal, scrub,
-    token_answer,
-)
+from .graph import Answer, Containers, expiry, json_or_refusal, token_answer
+from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, scrub
 
 HOSTS = ("threads.net", "graph.threads.net")
 SCOPES = ("threads_basic", "threads_content_publish")

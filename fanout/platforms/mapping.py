@@ -1,0 +1,71 @@
+"""A platform's mapping table: what it answers, matched row by row to a target error code
+(docs/platforms.md, each adapter's section), and the raw answer made safe to quote.
+
+Each adapter has one table (`MAPPING`) of `Rule`s read top to bottom; the first row whose
+signal matches decides. An answer object offers the signals by name (`signal(name)`): the
+HTTP status, the platform's code or problem type, and `message`, its error text in lower
+case, which a row matches by phrase.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+RAW_LIMIT = 500
+
+# The target error codes a row may answer (openapi.yaml, TargetErrorCode).
+AUTH, RATE, MEDIA, DOWNLOAD, CAPTION, EXPIRED, UNKNOWN = (
+    "platform_auth_expired", "platform_rate_limited", "platform_rejected_media", "media_download_failed",
+    "caption_too_long", "container_expired", "unknown_platform_error",
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row: a signal of the answer, the values that match, the target code."""
+
+    signal: str  # a name the answer's `signal` knows: http, message, code, subcode...
+    values: tuple
+    code: str
+    transient: bool = False  # worth trying again (bounded by the engine)
+    # Calls repeated (a Retry each) before `code` applies: Meta's advice for some answers.
+    repeats: int = 0
+
+
+class Signals(Protocol):
+    def signal(self, name: str) -> Any: ...
+
+
+def classify(mapping: tuple[Rule, ...], answer: Signals) -> Rule | None:
+    """The first row of `mapping` the answer matches (rows are read top to bottom)."""
+    for rule in mapping:
+        value = answer.signal(rule.signal)
+        if rule.signal == "message":
+            if any(phrase in value for phrase in rule.values):
+                return rule
+        elif value is not None and value in rule.values:
+            return rule
+    return None
+
+
+def number(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+_TOKEN_IN_QUERY = re.compile(r"\b(access_token|refresh_token|client_secret|code|code_verifier)=[^&\s\"']+",
+                             re.IGNORECASE)
+_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|refresh_token|client_secret)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
+
+
+def scrub(text: str, *secrets: str | None) -> str:
+    """`text` clipped to one short line, with tokens and secrets taken out."""
+    for secret in filter(None, secrets):
+        text = text.replace(secret, "[hidden]")
+    text = _TOKEN_IN_QUERY.sub(r"\1=[hidden]", text)
+    text = _TOKEN_IN_JSON.sub(r"\1[hidden]", text)
+    text = " ".join(text.split())
+    return text if len(text) <= RAW_LIMIT else text[: RAW_LIMIT - 1] + "…"

@@ -80,7 +80,7 @@ def open_link(rt, token: str, platform: str) -> Redirect | Refused:
             return Redirect(back, {"platform": platform, "error": "platform_not_configured"})
         adapter, app = setup
         state = random_base62(STATE_LENGTH, rt.randbytes)
-        authorization = adapter.authorize(app, redirect_uri(rt.settings, platform), state)
+        authorization = adapter.authorize(app, redirect_uri(rt.settings, platform), state, randbytes=rt.randbytes)
         verifier = rt.keyring.encrypt(authorization.verifier) if authorization.verifier else None
         begin_oauth(session, state, verifier)
     # Through the host map, so that a browser is sent to the emulator when one stands in.

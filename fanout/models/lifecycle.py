@@ -160,6 +160,13 @@ def published_since(account_id: str, since: _dt.datetime) -> int:
                                  & (Target.published_at >= since)).count()
 
 
+def published_in_workspace(workspace_id: str, platform: str, since: _dt.datetime) -> int:
+    """The workspace's targets on `platform` published since `since` (workspace-wide caps)."""
+    return (Target.select().join(Post, on=(Target.post == Post.id))
+            .where((Post.workspace == workspace_id) & (Target.platform == platform) & (Target.status == "published")
+                   & (Target.published_at >= since)).count())
+
+
 def waiting(older_than: _dt.datetime, limit: int = 500) -> list[str]:
     """pending targets not touched since `older_than`: their wake-up call may have been lost."""
     return [t.id for t in Target.select(Target.id).where(

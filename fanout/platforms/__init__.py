@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import instagram, threads
+from . import instagram, threads, x
 from .rules import RULES, PlatformRules
 
 
@@ -36,7 +36,7 @@ REGISTRY: dict[str, Platform] = {
         Platform("instagram", "Instagram", adapter=instagram),
         Platform("threads", "Threads", adapter=threads),
         Platform("tiktok", "TikTok"),
-        Platform("x", "X"),
+        Platform("x", "X", adapter=x),
     )
 }
 NAMES = {name: p.title for name, p in REGISTRY.items()}

@@ -150,6 +150,10 @@ class Step(Protocol):
         """Store `state` on the target before a call that creates something; raises
         LeaseLost if the target is no longer this worker's to publish."""
 
+    def published(self, since: _dt.datetime, *, workspace: bool = False) -> int:
+        """Targets on this platform published since `since` by this account, or with
+        `workspace` by every account of the workspace (a platform's per-window caps)."""
+
 
 class LeaseLost(Exception):
     """The target was taken back from this worker (its lease ran out): stop, send nothing."""
@@ -164,7 +168,8 @@ class Adapter(Protocol):
     hosts: tuple[str, ...]  # the real hosts it calls, for FANOUT_PLATFORM_HOSTS and docs
     scopes: tuple[str, ...]
 
-    def authorize(self, app: App, redirect_uri: str, state: str) -> Authorization: ...
+    # `randbytes`: the engine's randomness, for a PKCE verifier.
+    def authorize(self, app: App, redirect_uri: str, state: str, *, randbytes) -> Authorization: ...
 
     # `now`: the engine's clock, from which `Grant.expires_at` is counted; `settings`: the
     # server's (fanout.settings.Settings), for an API version the adapter reads from them.
@@ -178,6 +183,11 @@ class Adapter(Protocol):
         """When a token expiring at `expires_at` should be refreshed (before jitter)."""
 
     def publish(self, step: Step, job: Job) -> Result: ...
+
+    # Optional, module level: True when the adapter fetches the media itself to upload
+    # the bytes (with fanout/media_fetch.py's `fetch`, which checks them as the engine
+    # would): the engine then does not fetch them first.
+    UPLOADS_MEDIA: bool
 
 
 Clock = Callable[[], _dt.datetime]

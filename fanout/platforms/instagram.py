@@ -98,7 +98,7 @@ def container_answer(body: Mapping[str, Any]) -> Answer:
 
 # --- OAuth -------------------------------------------------------------------------------
 
-def authorize(app: App, redirect_uri: str, state: str) -> Authorization:
+def authorize(app: App, redirect_uri: str, state: str, *, randbytes=None) -> Authorization:
     query = urlencode({
         "client_id": app.client_id,
         "redirect_uri": redirect_uri,

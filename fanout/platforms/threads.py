@@ -67,7 +67,7 @@ MAPPING: tuple[Rule, ...] = (
 
 # --- OAuth -------------------------------------------------------------------------------
 
-def authorize(app: App, redirect_uri: str, state: str) -> Authorization:
+def authorize(app: App, redirect_uri: str, state: str, *, randbytes=None) -> Authorization:
     query = urlencode({
         "client_id": app.client_id,
         "redirect_uri": redirect_uri,

@@ -17,7 +17,7 @@ from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
 from ..models.lifecycle import (
-    claim, due_checks, park, published_since, reclaim_expired, resolve, save_state, waiting,
+    claim, due_checks, park, published_in_workspace, published_since, reclaim_expired, resolve, save_state, waiting,
 )
 from ..platforms import REGISTRY, sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
@@ -41,11 +41,12 @@ DAY = _dt.timedelta(hours=24)
 class Run:
     """The engine's side of one claimed target, as an adapter sees it (base.Step)."""
 
-    def __init__(self, rt, target):
+    def __init__(self, rt, target, workspace_id: str | None = None):
         self.rt = rt
         self.target = target
+        self.workspace_id = workspace_id
         self.http = rt.platform_http
-        self.outbound = rt.outbound
+        self.outbound = rt.media_outbound  # what adapters fetch media with
         self.settings = rt.settings
         self.sleep = rt.sleep
         self.lease = _dt.timedelta(seconds=rt.settings.publish_lease)
@@ -61,6 +62,11 @@ class Run:
                 raise LeaseLost(self.target.id)
         self.saved = dict(state)
 
+    def published(self, since: _dt.datetime, *, workspace: bool = False) -> int:
+        with db.connection_context():
+            if workspace:
+                return published_in_workspace(self.workspace_id, self.target.platform, since)
+            return published_since(self.target.account_id, since)
 
 def publish_target(rt, target_id: str) -> None:
     """Claim the target, run its due steps, and settle or park it."""
@@ -72,7 +78,7 @@ def publish_target(rt, target_id: str) -> None:
         account = Account.get_or_none(Account.id == target.account_id)
         recent = published_since(target.account_id, rt.now() - DAY) if account and not post.sandbox else 0
     # No database connection is held while a platform is called: that can take a while.
-    run = Run(rt, target)
+    run = Run(rt, target, post.workspace_id)
     state = target.saved_state
     try:
         for _ in range(INLINE_STEPS):
@@ -123,7 +129,8 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
 
 def _preflight(rt, post, target) -> Done | None:
     """The rules every live target meets before its platform is called: the caption cap,
-    and the media as fetched (real type, size, dimensions, duration)."""
+    and the media as fetched (real type, size, dimensions, duration), unless the adapter
+    fetches it itself."""
     problem = caption_problem(target.platform, post.caption)
     if problem:
         return failed("caption_too_long", problem)
@@ -131,6 +138,8 @@ def _preflight(rt, post, target) -> Done | None:
     # every API process and command that imports the tasks.
     from ..media_fetch import MediaProblem, inspect
 
+    if getattr(REGISTRY[target.platform].adapter, "UPLOADS_MEDIA", False):
+        return None  # the adapter fetches each file once, checking it the same way, to upload it
     limits = REGISTRY[target.platform].rules.media_limits
     for index, item in enumerate(post.media_list):
         try:

@@ -1,0 +1,499 @@
+"""X (API v2, OAuth 2.0 with PKCE): the OAuth flow, media uploads and posts
+(docs/platforms.md#the-x-adapter).
+
+Authorize on x.com, everything else on api.x.com under `/2`; errors are problem+json
+(`type`, `title`, `detail`), the token endpoint's OAuth's own (`error`, `error_description`).
+
+A post is published in steps over saved state:
+1. each media file is fetched once (fanout/media_fetch.py checks it as it streams) and
+   uploaded: an image in one request, a video or an animated GIF in chunks (initialize,
+   append, finalize);
+2. media X processes (videos, GIFs) is read back (`STATUS`) until it succeeded, a
+   scheduled step at a time;
+3. `POST /2/tweets` with the text and up to 4 media ids; `external_url` is
+   `https://x.com/{username}/status/{id}`.
+
+Never twice: the post is the one call that must not be repeated blindly. A marker is saved
+before it; a step that finds the marker without the post's id reads the account's recent
+posts for the same text first, and sends again only when it is not there (X itself then
+refuses a duplicate, which is taken as the sign that the first one went out). Uploads may
+be repeated: media nobody posts expires.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import html
+import json
+import re
+import secrets
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from .base import App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed
+from .http import PlatformResponse, PlatformUnreachable
+from .mapping import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, classify, number, scrub
+from .rules import RULES
+
+HOSTS = ("x.com", "api.x.com")
+SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
+# The names base.Adapter reads.
+hosts, scopes = HOSTS, SCOPES
+UPLOADS_MEDIA = True
+
+AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"
+API = "https://api.x.com/2"
+TITLE = "X"
+
+# Per account, 100 posts in 15 minutes; per app 10,000 in 24 hours, which Fanout holds each
+# workspace's X accounts to (docs/platforms.md#the-x-adapter).
+ACCOUNT_POSTS, ACCOUNT_WINDOW = 100, _dt.timedelta(minutes=15)
+WORKSPACE_POSTS, WORKSPACE_WINDOW = 10_000, _dt.timedelta(hours=24)
+# Access tokens last 2 hours; refresh tokens rotate on every refresh.
+REFRESH_BEFORE = _dt.timedelta(minutes=10)
+# X's own samples append 1 MB chunks; the largest X accepts is not documented.
+CHUNK = 1024 * 1024
+SAVE_EVERY = 8  # chunks between two saves of the state (each renews the lease)
+RETRY_AFTER = _dt.timedelta(seconds=30)
+LOOKUPS = 3  # reads of the recent posts before a lost post is settled published without a URL
+CLOCK_SKEW = _dt.timedelta(minutes=10)
+# Scopes without which an account cannot publish: connecting it fails at once.
+NEEDED = ("tweet.write", "users.read", "media.write")
+
+
+class ClientRefused(Exception):
+    """X refused this server's app credentials (401 at the token endpoint): a setting to fix,
+    not the account's fault, so a refresh is tried again later and the account stays."""
+
+
+# --- the one mapping table: what X answers -> the target's error code --------------------
+
+# Read top to bottom, the first matching row wins: the problem's type and words before the
+# HTTP status (X answers a duplicate with 403, like a suspension). Unmatched: unknown.
+MAPPING: tuple[Rule, ...] = (
+    Rule("type", ("unsupported-authentication",), AUTH),
+    Rule("http", (401,), AUTH),  # expired, revoked or unknown token: refresh once, then reconnect
+    Rule("http", (429,), RATE),  # the rate limits and `usage-capped`
+    Rule("type", ("usage-capped",), RATE),
+    Rule("message", ("text is too long", "tweet text is too long"), CAPTION),
+    Rule("message", ("duplicate content",), UNKNOWN),  # our choice: X's words say what happened
+    Rule("message", ("expired",), EXPIRED),  # a media id past its expires_after_secs
+    Rule("message", ("maximum of 4 items", "not allowed to post a video longer", "invalidmedia",
+                     "unsupported video format", "unsupported media", "media type", "too large"), MEDIA),
+    Rule("http", tuple(range(500, 600)), UNKNOWN, transient=True),
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What X said, reduced to the signals MAPPING reads."""
+
+    raw: str  # clipped, tokens removed: safe for a target's error message
+    http: int | None = None
+    type: str | None = None  # the problem type's last segment (`usage-capped`), or about:blank
+    text: str = ""  # every error string, lower case
+    message: str = ""  # X's own words, for people
+
+    def signal(self, name: str):
+        return self.text if name == "message" else getattr(self, name)
+
+
+def read_answer(response: PlatformResponse, *secrets_: str | None) -> Answer:
+    body = response.json()
+    raw = f"HTTP {response.status}: {scrub(response.text, *secrets_) or '(empty body)'}"
+    if not isinstance(body, dict):
+        return Answer(raw=raw, http=response.status)
+    problem_type = body.get("type")
+    strings = [body.get(k) for k in ("title", "detail", "error", "error_description")]
+    errors = body.get("errors") if isinstance(body.get("errors"), list) else []
+    strings += [e.get("message") for e in errors if isinstance(e, dict)]
+    strings = [s for s in strings if isinstance(s, str) and s]
+    message = body.get("detail") or next((e.get("message") for e in errors if isinstance(e, dict)), None) \
+        or body.get("title") or ""
+    if isinstance(body.get("error"), dict):  # media processing: {"code", "name", "message"}
+        strings += [str(v) for v in body["error"].values()]
+        message = message or str(body["error"].get("message") or "")
+    return Answer(raw=raw, http=response.status,
+                  type=problem_type.rsplit("/", 1)[-1] if isinstance(problem_type, str) else None,
+                  text=" ".join(strings).lower(), message=scrub(str(message), *secrets_))
+
+
+def outcome_of(answer: Answer) -> tuple[Rule | None, Outcome]:
+    """The target's failure for an answer, and the row that decided it (None: unmatched)."""
+    rule = classify(MAPPING, answer)
+    code = rule.code if rule else UNKNOWN
+    if code == UNKNOWN and not (rule and answer.message):
+        message = f"{TITLE} answered {answer.raw}"
+    else:
+        message = f"{TITLE}: {answer.message or answer.raw}"
+    return rule, Outcome(error_code=code, error_message=message)
+
+
+# --- OAuth 2.0 with PKCE -----------------------------------------------------------------
+
+def authorize(app: App, redirect_uri: str, state: str, *, randbytes=secrets.token_bytes) -> Authorization:
+    """The consent URL, with an S256 challenge of a fresh verifier; the verifier stays on
+    the server (the connect session keeps it encrypted) for the code exchange."""
+    verifier = _b64(randbytes(32))  # 43 characters, within PKCE's 43..128
+    query = urlencode({
+        "response_type": "code",
+        "client_id": app.client_id,
+        "redirect_uri": redirect_uri,
+        "scope": " ".join(SCOPES),
+        "state": state,
+        "code_challenge": _b64(hashlib.sha256(verifier.encode("ascii")).digest()),
+        "code_challenge_method": "S256",
+    }, quote_via=quote)
+    return Authorization(f"{AUTHORIZE_URL}?{query}", verifier)
+
+
+def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
+             now: _dt.datetime, settings=None) -> Grant:
+    """Code + verifier -> access and refresh tokens -> `GET /2/users/me`.
+
+    AuthFailed when X refuses (or leaves out a scope publishing needs); PlatformUnreachable
+    when it cannot be asked.
+    """
+    if not verifier:
+        raise AuthFailed("the connect session has no PKCE verifier")
+    answer = _token(http, app, {
+        "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
+        "code_verifier": verifier, "client_id": app.client_id,
+    }, "the code exchange", code, verifier)
+    granted = set(str(answer.get("scope") or "").split())
+    missing = [s for s in NEEDED if granted and s not in granted]
+    if missing:
+        raise AuthFailed(f"{TITLE} granted no {', '.join(missing)}, which publishing needs")
+    token = answer["access_token"]
+    response = http.get(f"{API}/users/me", headers=_bearer(token))
+    body = response.json()
+    user = body.get("data") if response.status == 200 and isinstance(body, dict) else None
+    if response.status >= 500 or response.status == 429:
+        raise PlatformUnreachable(f"{TITLE} failed reading the profile (HTTP {response.status})", sent=True)
+    if not isinstance(user, dict) or not user.get("id") or not user.get("username"):
+        raise AuthFailed(f"{TITLE} did not answer the profile: {read_answer(response, token).raw}")
+    return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
+                 expires_at=_expiry(now, answer), user_id=str(user["id"]), username=str(user["username"]))
+
+
+def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
+            now: _dt.datetime) -> Grant:
+    """A new pair: X rotates the refresh token on every refresh, and the old one stops
+    working at once (the engine stores the new one before anything else). AuthFailed when X
+    refuses it (expired, revoked or already used): the account must connect again."""
+    if not refresh_token:
+        raise AuthFailed(f"{TITLE} gave no refresh token (offline.access): connect the account again")
+    answer = _token(http, app, {
+        "grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": app.client_id,
+    }, "the token refresh", refresh_token, access_token)
+    return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
+                 expires_at=_expiry(now, answer))
+
+
+def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
+    return expires_at - REFRESH_BEFORE
+
+
+def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapping[str, Any]:
+    """The token endpoint, as a confidential client (HTTP Basic with the app's credentials)."""
+    basic = base64.b64encode(f"{quote(app.client_id, safe='')}:{quote(app.client_secret, safe='')}".encode())
+    response = http.post(f"{API}/oauth2/token", data=form, headers={"Authorization": f"Basic {basic.decode()}"})
+    if response.status >= 500 or response.status == 429:
+        raise PlatformUnreachable(f"{TITLE} failed {what} (HTTP {response.status})", sent=True)
+    answer = read_answer(response, app.client_secret, *secrets_)
+    if response.status == 401:
+        raise ClientRefused(f"{TITLE} refused this server's app credentials during {what} "
+                            f"(FANOUT_X_CLIENT_ID/SECRET): {answer.message or answer.raw}")
+    body = response.json()
+    if response.status != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
+        raise AuthFailed(f"{TITLE} refused {what}: {answer.message or answer.raw}")
+    return body
+
+
+def _expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
+    seconds = number(answer.get("expires_in"))
+    return now + _dt.timedelta(seconds=seconds) if seconds and seconds > 0 else None
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+# --- publishing --------------------------------------------------------------------------
+
+def publish(step: Step, job: Job) -> Result:
+    """One step of publishing `job` (see the module's docstring for the sequence)."""
+    try:
+        return _Posting(step, job).run()
+    except _Stop as stop:
+        return stop.result
+
+
+def permalink(username: str, post_id: str) -> str:
+    return f"https://x.com/{quote(username, safe='')}/status/{quote(post_id, safe='')}"
+
+
+class _Stop(Exception):
+    def __init__(self, result: Result):
+        super().__init__()
+        self.result = result
+
+
+_URL = re.compile(r"https?://\S+", re.IGNORECASE)
+
+
+def same_text(sent: str, stored: str) -> bool:
+    """Whether a post X lists is the one we sent: X shortens every link (t.co), escapes
+    &, < and >, and may end a post with its media's link."""
+    def norm(text: str) -> str:
+        return " ".join(_URL.sub("\u2060", unicodedata.normalize("NFC", text)).split())
+    ours, theirs = norm(sent), norm(html.unescape(stored))
+    return theirs == ours or (theirs.startswith(ours) and not theirs[len(ours):].replace("\u2060", "").strip())
+
+
+class _Posting:
+    """State keys (all JSON):
+    - `media`: per item, in the post's order: {id, expires_at, ready, check_at?};
+    - `creating`: "tweet" while the post may be in flight, with `tweet_at`;
+    - `resent`: the post was sent again after it was not found;
+    - `post`: the post's id; `lookups`: how often recent posts were searched.
+    """
+
+    def __init__(self, step: Step, job: Job):
+        self.step, self.job = step, job
+        self.state: dict[str, Any] = json.loads(json.dumps(dict(job.state)))
+        self.now = step.now()
+
+    def run(self) -> Result:
+        if self.state.get("post"):
+            return Done(Outcome(external_url=permalink(self.job.username, self.state["post"])))
+        if self.state.get("creating") == "tweet":
+            return self.reconcile()
+        self.check_limits()
+        items = self.state.setdefault("media", [])
+        for index in range(len(items), len(self.job.media)):
+            items.append(self.upload(index))
+            self.saved()
+        waiting = [w for w in (self.until_ready(item) for item in items) if w is not None]
+        if waiting:
+            return Wait(until=min(waiting), state=self.snapshot())
+        self.check_limits()
+        return self.post()
+
+    # -- limits
+
+    def check_limits(self) -> None:
+        """X's caps, counted here so that the excess fails without a call."""
+        recent = self.step.published(self.now - ACCOUNT_WINDOW)
+        if recent >= ACCOUNT_POSTS:
+            raise _Stop(failed(RATE, f"{TITLE} allows {ACCOUNT_POSTS} posts in 15 minutes per account; this "
+                                     f"account published {recent}"))
+        daily = self.step.published(self.now - WORKSPACE_WINDOW, workspace=True)
+        if daily >= WORKSPACE_POSTS:
+            raise _Stop(failed(RATE, f"{TITLE} allows {WORKSPACE_POSTS} posts in 24 hours per app; this workspace's "
+                                     f"{TITLE} accounts published {daily}"))
+
+    # -- media
+
+    def upload(self, index: int) -> dict:
+        """Fetch item `index` (checked as it streams) and upload it; its saved form."""
+        # Imported here: Pillow and mutagen load only in the processes that publish.
+        from ..media_fetch import MediaProblem, fetch
+
+        item = self.job.media[index]
+        self.saved()  # renews the lease (and stops here if it was lost) before a long upload
+        try:
+            media = fetch(self.step.outbound, item["url"], RULES["x"].media_limits, item["type"],
+                          label=f"media[{index}]")
+        except MediaProblem as e:
+            raise _Stop(failed(e.code, e.message)) from None
+        with media:
+            info = media.info
+            if info.kind == "image" and not info.animated:
+                body = self.call("POST", f"{API}/media/upload", upload=True,
+                                 files={"media": ("media", media.file, info.mime)},
+                                 data={"media_category": "tweet_image", "media_type": info.mime})
+            else:
+                body = self.chunked(media.file, info, "tweet_gif" if info.kind == "image" else "tweet_video")
+        data = body.get("data") if isinstance(body.get("data"), dict) else {}
+        if not data.get("id"):
+            raise _Stop(failed(UNKNOWN, f"{TITLE} answered an upload without a media id"))
+        expires = number(data.get("expires_after_secs")) or 86400
+        saved = {"id": str(data["id"]), "expires_at": (self.now + _dt.timedelta(seconds=expires)).isoformat(),
+                 "ready": not data.get("processing_info")}
+        if not saved["ready"]:
+            saved["check_at"] = self.check_at(data["processing_info"]).isoformat()
+        return saved
+
+    def chunked(self, file, info, category: str) -> Mapping[str, Any]:
+        body = self.call("POST", f"{API}/media/upload/initialize", upload=True, json_body={
+            "media_type": info.mime, "total_bytes": info.size, "media_category": category})
+        media_id = str((body.get("data") or {}).get("id") or "")
+        if not media_id:
+            raise _Stop(failed(UNKNOWN, f"{TITLE} answered the upload's initialize without a media id"))
+        segment = 0
+        while chunk := file.read(CHUNK):
+            if segment and segment % SAVE_EVERY == 0:
+                self.saved()
+            self.call("POST", f"{API}/media/upload/{quote(media_id, safe='')}/append", upload=True,
+                      files={"media": ("chunk", chunk, "application/octet-stream")},
+                      data={"segment_index": str(segment)})
+            segment += 1
+        return self.call("POST", f"{API}/media/upload/{quote(media_id, safe='')}/finalize", upload=True)
+
+    def until_ready(self, item: dict) -> _dt.datetime | None:
+        """None once X processed the item; when to read its status again otherwise."""
+        if item.get("ready"):
+            return None
+        if _dt.datetime.fromisoformat(item["expires_at"]) <= self.now:
+            raise _Stop(failed(EXPIRED, f"{TITLE} let media {item['id']} expire before it was processed"))
+        if item.get("check_at") and _dt.datetime.fromisoformat(item["check_at"]) > self.now:
+            return _dt.datetime.fromisoformat(item["check_at"])
+        body = self.call("GET", f"{API}/media/upload", params={"command": "STATUS", "media_id": item["id"]})
+        info = (body.get("data") or {}).get("processing_info") or {}
+        state = info.get("state")
+        if state in (None, "succeeded"):
+            item["ready"], item["check_at"] = True, None
+            return None
+        if state == "failed":
+            answer = read_answer(PlatformResponse(200, {}, json.dumps(info).encode()), self.job.access_token)
+            reason = (info.get("error") or {}).get("message") if isinstance(info.get("error"), dict) else None
+            raise _Stop(failed(MEDIA, f"{TITLE} could not process the media: {reason or answer.raw}"))
+        item["check_at"] = self.check_at(info).isoformat()
+        return _dt.datetime.fromisoformat(item["check_at"])
+
+    def check_at(self, processing_info: Mapping[str, Any]) -> _dt.datetime:
+        seconds = number(processing_info.get("check_after_secs")) or 5
+        return self.now + _dt.timedelta(seconds=min(max(seconds, 1), 300))
+
+    # -- the post
+
+    def post(self) -> Result:
+        payload: dict[str, Any] = {}
+        if self.job.caption:
+            payload["text"] = self.job.caption
+        if self.state["media"]:
+            payload["media"] = {"media_ids": [item["id"] for item in self.state["media"]]}
+        self.state["creating"], self.state["tweet_at"] = "tweet", self.now.isoformat()
+        self.step.save(self.snapshot())
+        try:
+            body = self.call("POST", f"{API}/tweets", json_body=payload, duplicate_is_sent=True)
+        except _Duplicate:
+            return self.look_again(f"{TITLE} says the post already exists, but it is not among the recent ones yet")
+        post_id = (body.get("data") or {}).get("id")
+        if not post_id:
+            return self.look_again(f"{TITLE} answered the post without its id")
+        return self.settle(str(post_id))
+
+    def settle(self, post_id: str) -> Done:
+        self.state.pop("creating", None)
+        self.state["post"] = post_id
+        self.saved()
+        return Done(Outcome(external_url=permalink(self.job.username, post_id)))
+
+    def reconcile(self) -> Result:
+        """A post may or may not have gone out: look for it before sending anything."""
+        try:
+            body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets",
+                             params={"max_results": "20", "tweet.fields": "created_at"})
+        except _Stop as stop:
+            failure = stop.result.outcome.error_code if isinstance(stop.result, Done) else None
+            if failure is None or failure == AUTH:
+                raise  # a retry, or the token (refreshed once by the engine, then this again)
+            # X would not list the posts: go on as if it is not there. A text post sent
+            # again is refused as a duplicate if the first went out.
+            body = {}
+        since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
+        for post in body.get("data") or []:
+            if not isinstance(post, dict) or not same_text(self.job.caption, str(post.get("text") or "")):
+                continue
+            created = _platform_time(post.get("created_at"))
+            if created is None or created >= since:
+                return self.settle(str(post["id"]))
+        if self.state.get("resent"):
+            return self.look_again(f"{TITLE} refused the post as a duplicate, but it is not among the recent ones")
+        # Not there: the post never arrived. Sending it again is safe; if it did arrive after
+        # all, X refuses the duplicate and that refusal says so.
+        self.state["resent"] = True
+        self.check_limits()
+        return self.post()
+
+    def look_again(self, reason: str) -> Result:
+        """The post is out but its id is not known: read again later, and after LOOKUPS
+        tries settle it as published without a URL (never failed: it is out)."""
+        self.state["lookups"] = self.state.get("lookups", 0) + 1
+        if self.state["lookups"] >= LOOKUPS:
+            return Done(Outcome())
+        self.state["creating"] = "tweet"
+        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+
+    # -- calls
+
+    def call(self, method: str, url: str, *, upload: bool = False, duplicate_is_sent: bool = False,
+             **kwargs) -> Mapping[str, Any]:
+        """One API call with the account's token; a clear failure ends the step (_Stop)."""
+        try:
+            response = self.step.http.request(method, url, headers=_bearer(self.job.access_token), **kwargs)
+        except PlatformUnreachable as e:
+            raise _Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=e.message)) from None
+        body = response.json()
+        # A 2xx may carry `errors` beside `data` (partial errors): the data is the answer.
+        if 200 <= response.status < 300 and isinstance(body, dict) and ("data" in body or "errors" not in body):
+            return body
+        answer = read_answer(response, self.job.access_token)
+        rule, outcome = outcome_of(answer)
+        if duplicate_is_sent and self.state.get("resent") and "duplicate content" in answer.text:
+            raise _Duplicate()
+        if rule is not None and rule.transient:
+            raise _Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(),
+                              reason=outcome.error_message or answer.raw))
+        if rule is None and upload and 400 <= response.status < 500 and response.status not in (403, 404):
+            # X refused the file itself (its size, type or length): the media's fault.
+            outcome = Outcome(error_code=MEDIA, error_message=f"{TITLE} refused the media: "
+                                                              f"{answer.message or answer.raw}")
+        if outcome.error_code == RATE:
+            outcome = Outcome(error_code=RATE, error_message=_rate_message(response, outcome.error_message))
+        raise _Stop(Done(outcome))
+
+    def saved(self) -> None:
+        self.step.save(self.snapshot())
+
+    def snapshot(self) -> dict:
+        return json.loads(json.dumps(self.state))
+
+
+class _Duplicate(Exception):
+    """X refused a post sent again as a duplicate: the first one went out."""
+
+
+def _rate_message(response: PlatformResponse, message: str | None) -> str:
+    """The 429's message with the moment the limit that was hit resets (unix seconds)."""
+    headers = {k.lower(): v for k, v in response.headers.items()}
+    reset = headers.get("x-rate-limit-reset")
+    for scope in ("user", "app"):
+        if headers.get(f"x-{scope}-limit-24hour-remaining") == "0":
+            reset = headers.get(f"x-{scope}-limit-24hour-reset") or reset
+    moment = number(reset)
+    if moment is None:
+        return message or f"{TITLE}'s rate limit is reached"
+    when = _dt.datetime.fromtimestamp(moment, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{message or TITLE + ' rate limit reached'} (the limit resets at {when})"
+
+
+def _platform_time(value: Any) -> _dt.datetime | None:
+    """X's `2026-11-22T10:00:00.000Z` as naive UTC, like our clock."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.astimezone(_dt.UTC).replace(tzinfo=None) if moment.tzinfo else moment

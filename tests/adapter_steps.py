@@ -56,13 +56,18 @@ class RecordingStep:
     kill_after_save: int | None = None  # die right after the save with this index
     saved: list = field(default_factory=list)
     calls_at_save: list = field(default_factory=list)
-    outbound = None
+    outbound: object = None  # fanout.outbound.Outbound, for adapters that fetch media themselves
+    # (since, workspace) -> how many posts the engine would count (base.Step.published).
+    recent: object = None
 
     def now(self) -> dt.datetime:
         return self.clock()
 
     def sleep(self, seconds: float) -> None:
         raise AssertionError("a platform adapter never sleeps")
+
+    def published(self, since: dt.datetime, *, workspace: bool = False) -> int:
+        return self.recent(since, workspace) if self.recent else 0
 
     def save(self, state) -> None:
         self.saved.append(json.loads(json.dumps(dict(state))))

@@ -8,7 +8,6 @@ engine (with the token refresh an auth error earns).
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -16,7 +15,6 @@ import requests
 
 from fanout.models import Account, db
 from fanout.platforms.base import App
-from fanout.platforms.http import parse_hosts
 from fanout.tasks import tokens
 
 from .conftest import run_queue
@@ -26,7 +24,7 @@ from .emulators.media_server import sample_media_server
 from .test_instagram_adapter import CONTAINER_ROWS, CREATE, GRAPH_ROWS, PUBLISH, TRANSIENT_ROWS, graph_error
 from .test_threads_live import publish_with_a_death
 from .threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, emulator, headers, hook, live, port, query_of, threads_server,
+    accounts, browser, connect_link, emulator, headers, hook, live, port, query_of, served_with, threads_server,
 )
 
 IG_USER, IG_USERNAME = "17841400000000002", "emu_instagram"
@@ -53,12 +51,8 @@ def ig(instagram_server, live):
 def settings(settings, port, threads_server, instagram_server):
     """The suite's settings, served on `port`, with Instagram and Threads apps and both
     emulators' hosts."""
-    here = f"http://127.0.0.1:{port}"
-    return dataclasses.replace(
-        settings, base_url=here, connect_url=here,
-        platform_apps={"instagram": App("ig-app-id", "ig-app-secret"), "threads": App("app-id", "app-secret")},
-        platform_hosts=parse_hosts(f"{threads_server.hosts_setting},{instagram_server.hosts_setting}"),
-    )
+    return served_with(settings, port, {"instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
+                                        "threads": (threads_server, App("app-id", "app-secret"))})
 
 
 @pytest.fixture

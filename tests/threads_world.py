@@ -42,6 +42,17 @@ def port() -> int:
     return free_port()
 
 
+def served_with(settings, port: int, apps: dict[str, tuple[object, App]]):
+    """`settings` served on `port` with each platform's app and its emulator's hosts:
+    apps maps a platform to (its emulator, its App)."""
+    here = f"http://127.0.0.1:{port}"
+    return dataclasses.replace(
+        settings, base_url=here, connect_url=here,
+        platform_apps={platform: app for platform, (_, app) in apps.items()},
+        platform_hosts=parse_hosts(",".join(server.hosts_setting for server, _ in apps.values())),
+    )
+
+
 @pytest.fixture
 def settings(settings, port, emulator):
     """The suite's settings, served on `port`, with a Threads app and the emulator's hosts."""

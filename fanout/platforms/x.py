@@ -263,7 +263,8 @@ class _Posting:
     """State keys (all JSON):
     - `media`: per item, in the post's order: {id, expires_at, ready, check_at?};
     - `creating`: "tweet" while the post may be in flight, with `tweet_at`;
-    - `resent`: the post was sent again after it was not found;
+    - `resent`: the post is being sent again after it was not found (a duplicate refusal
+      then means the first one went out);
     - `post`: the post's id; `lookups`: how often recent posts were searched.
     """
 
@@ -418,8 +419,6 @@ class _Posting:
             created = _platform_time(post.get("created_at"))
             if created is None or created >= since:
                 return self.settle(str(post["id"]))
-        if self.state.get("resent"):
-            return self.look_again(f"{TITLE} refused the post as a duplicate, but it is not among the recent ones")
         # Not there: the post never arrived. Sending it again is safe; if it did arrive after
         # all, X refuses the duplicate and that refusal says so.
         self.state["resent"] = True

@@ -114,8 +114,9 @@ class XEmulator(XOAuth, XMedia, EmulatorServer):
         super().__init__(**server)
         self.client_id, self.client_secret = client_id, client_secret
         self.redirect_uris = set(redirect_uris) if redirect_uris is not None else None
-        self.processing_seconds = {**DEFAULT_PROCESSING,
-                                   **{k.lower(): float(v) for k, v in (processing_seconds or {}).items()}}
+        self.processing_seconds = dict(DEFAULT_PROCESSING)
+        for category, seconds in (processing_seconds or {}).items():
+            self.set_processing_time(category, seconds)
         self.user_tweet_limit, self.app_tweet_limit = user_tweet_limit, app_tweet_limit
         self.user_daily_tweet_limit = user_daily_tweet_limit
         self._ids = itertools.count(1_870_000_000_000_000_001)  # users, media, posts

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-
 from urllib.parse import parse_qs, urlsplit
 
 import pytest

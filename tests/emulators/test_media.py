@@ -3,7 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from .media import fetch, gif_bytes, gif_frames, image_size, jpeg_bytes, mp4_bytes, png_bytes, sniff
+from .media import (
+    fetch,
+    gif_bytes,
+    gif_frames,
+    image_size,
+    jpeg_bytes,
+    mp4_bytes,
+    png_bytes,
+    sniff,
+)
 
 
 @pytest.mark.parametrize("data,kind", [

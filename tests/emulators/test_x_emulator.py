@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import base64
-import os
 import secrets
-import signal
-import subprocess
-import sys
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -623,7 +618,7 @@ def test_an_endpoint_past_its_calls_in_15_minutes_is_429(x, api):
     assert api("GET", "/2/users/me").headers["x-rate-limit-remaining"] == "74"
 
 
-# --- controls, failures and the runnable server -----------------------------------------------
+# --- controls and failures ------------------------------------------------------------------
 
 
 def test_fail_problem_answers_that_problem_without_effect(x, api):
@@ -673,25 +668,3 @@ def test_the_controls_and_views_are_reachable_over_http(x, api):
     assert problem(api("GET", "/2/users/me"), 503)["title"] == "Service Unavailable"
     assert requests.post(control + "force_next_media", json={"state": "done"}, timeout=10).status_code == 400
 
-
-@pytest.mark.slow
-def test_the_emulator_runs_on_its_own_and_stops_on_ctrl_c():
-    root = Path(__file__).resolve().parents[2]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.emulators", "x", "--port", "0", "--client-id", "cid", "--user", "42:someone"],
-        cwd=root, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        base_url = process.stdout.readline().split(" on ")[1].split()[0]
-        assert process.stdout.readline().strip().startswith("FANOUT_PLATFORM_HOSTS=x.com=" + base_url)
-        assert process.stdout.readline().strip() == "FANOUT_X_CLIENT_ID=cid"
-        assert process.stdout.readline().strip() == "FANOUT_X_CLIENT_SECRET=x-app-secret"
-        answer = requests.get(base_url + "/i/oauth2/authorize", allow_redirects=False, timeout=10, params={
-            "response_type": "code", "client_id": "cid", "redirect_uri": REDIRECT, "scope": SCOPE, "state": "s",
-            "code_challenge": s256("v" * 43), "code_challenge_method": "S256"})
-        assert answer.status_code == 302
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.stdout.close()

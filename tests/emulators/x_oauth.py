@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterable
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from .consent import Consent
 from .wire import Request, Response
 from .x_state import Code, Token, forbidden, oauth_error, unauthorized
 
@@ -41,23 +42,12 @@ def s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii", "replace")).digest()).decode().rstrip("=")
 
 
-class XOAuth:
+class XOAuth(Consent):
     """OAuth handlers and token controls of the X emulator, which holds the state they use:
     `client_id`, `client_secret`, `redirect_uris`, `clock`, `lock`, `_users`, `_tokens`,
     `_codes`, `_families`, `_consenting`, `_deny`."""
 
     # --- controls -----------------------------------------------------------------------------
-
-    def consent_as(self, user_id: str) -> None:
-        """The user who consents on the next authorizations."""
-        with self.lock:
-            if str(user_id) not in self._users:
-                raise KeyError(f"no user {user_id}")
-            self._consenting = str(user_id)
-
-    def deny_consent(self, deny: bool = True) -> None:
-        """While on, the user refuses every authorization (error=access_denied)."""
-        self._deny = deny
 
     def issue_token(self, user_id: str | None = None, *, scopes: Iterable[str] = SCOPES) -> tuple[str, str | None]:
         """(access token, refresh token) as the code grant would give them, issued now; the

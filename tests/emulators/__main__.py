@@ -1,4 +1,4 @@
-"""Run an emulator on its own: `python -m tests.emulators threads|instagram --port 9200`.
+"""Run an emulator on its own: `python -m tests.emulators threads|instagram|x --port 9200`.
 
 Prints where it listens and the settings that send Fanout to it, then serves until
 Ctrl-C (or SIGTERM). Its clock follows real time, so videos finish processing by
@@ -21,8 +21,8 @@ def _pair(value: str) -> tuple[str, str]:
     return key, rest
 
 
-def _meta(module: str, class_name: str, user_class: str):
-    """How to build a Meta emulator (Threads, Instagram) from its arguments."""
+def _emulator(module: str, class_name: str, user_class: str):
+    """How to build an emulator (Threads, Instagram, X) from its arguments."""
     def build(args: argparse.Namespace, clock: EmulatorClock):
         from importlib import import_module
 
@@ -35,33 +35,37 @@ def _meta(module: str, class_name: str, user_class: str):
     return build
 
 
-def _meta_settings(prefix: str):
+def _settings(prefix: str):
     def settings(emulator) -> dict[str, str]:
         return {"FANOUT_PLATFORM_HOSTS": emulator.hosts_setting, f"FANOUT_{prefix}_CLIENT_ID": emulator.client_id,
                 f"FANOUT_{prefix}_CLIENT_SECRET": emulator.client_secret}
     return settings
 
 
-def _meta_arguments(app: str, user: str, user_help: str, kinds: str):
+def _arguments(app: str, user: str, user_help: str, processing_help: str):
     def add(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--client-id", default=f"{app}-app-id")
         parser.add_argument("--client-secret", default=f"{app}-app-secret")
         parser.add_argument("--user", action="append", type=_pair, default=[], metavar=user,
                             help=f"a user (repeatable; the first one consents); {user_help}")
         parser.add_argument("--processing-time", action="append", type=_pair, default=[], metavar="TYPE=SECONDS",
-                            help=f"how long {kinds} containers stay IN_PROGRESS (default VIDEO=30)")
+                            help=processing_help)
     return add
 
 
 # Each platform: how to add its arguments, how to build it, and the settings to print once it listens.
 PLATFORMS = {
-    "threads": (_meta_arguments("threads", "ID:USERNAME", "default 17841400000000001:emu_threads",
-                                "TEXT, IMAGE, VIDEO or CAROUSEL"),
-                _meta("threads", "ThreadsEmulator", "ThreadsUser"), _meta_settings("THREADS")),
-    "instagram": (_meta_arguments("instagram", "ID:USERNAME[:ACCOUNT_TYPE]",
-                                  "default 17841400000000002:emu_instagram:BUSINESS",
-                                  "IMAGE, VIDEO (Reels and video items) or CAROUSEL"),
-                  _meta("instagram", "InstagramEmulator", "InstagramUser"), _meta_settings("INSTAGRAM")),
+    "threads": (_arguments("threads", "ID:USERNAME", "default 17841400000000001:emu_threads",
+                           "how long TEXT, IMAGE, VIDEO or CAROUSEL containers stay IN_PROGRESS (default VIDEO=30)"),
+                _emulator("threads", "ThreadsEmulator", "ThreadsUser"), _settings("THREADS")),
+    "instagram": (_arguments("instagram", "ID:USERNAME[:ACCOUNT_TYPE]",
+                             "default 17841400000000002:emu_instagram:BUSINESS",
+                             "how long IMAGE, VIDEO (Reels and video items) or CAROUSEL containers stay IN_PROGRESS "
+                             "(default VIDEO=30)"),
+                  _emulator("instagram", "InstagramEmulator", "InstagramUser"), _settings("INSTAGRAM")),
+    "x": (_arguments("x", "ID:USERNAME[:NAME]", "default 1600000000000000001:emu_x:Emu X",
+                     "how long tweet_video or tweet_gif media process (default tweet_video=10, tweet_gif=2)"),
+          _emulator("x", "XEmulator", "XUser"), _settings("X")),
 }
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -12,6 +11,7 @@ from .clock import EmulatorClock
 from .instagram import InstagramEmulator
 from .media_server import sample_media_server
 from .threads import ThreadsEmulator
+from .x import XEmulator
 
 START = dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.timezone.utc)
 
@@ -33,6 +33,12 @@ def threads():
 def instagram():
     """An Instagram emulator with one user (17841400000000002, emu_instagram), its clock at START."""
     yield from serving(InstagramEmulator("app-id", "app-secret", clock=EmulatorClock(START)))
+
+
+@pytest.fixture
+def x():
+    """An X emulator with one user (1600000000000000001, emu_x), its clock at START."""
+    yield from serving(XEmulator("app-id", "app-secret", clock=EmulatorClock(START)))
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from .base import Rule
+from .consent import Consent
 from .graph import GraphError, error_body, unknown_object
 from .wire import Refusal, Request, Response
 
@@ -43,7 +44,7 @@ class Code:
     used: bool = False
 
 
-class GraphOAuth:
+class GraphOAuth(Consent):
     """OAuth handlers and token controls of a Graph emulator, which holds the state they
     use: `client_id`, `client_secret`, `redirect_uris`, `clock`, `lock`, `_users`,
     `_tokens`, `_codes`, `_consenting`, `_deny`."""
@@ -71,17 +72,6 @@ class GraphOAuth:
         return GraphError(message, code=100, subcode=subcode, type=self.PARAM_ERROR_TYPE)
 
     # --- controls -----------------------------------------------------------------------------
-
-    def consent_as(self, user_id: str) -> None:
-        """The user who consents on the next authorizations."""
-        with self.lock:
-            if str(user_id) not in self._users:
-                raise KeyError(f"no user {user_id}")
-            self._consenting = str(user_id)
-
-    def deny_consent(self, deny: bool = True) -> None:
-        """While on, the user refuses every authorization (error=access_denied)."""
-        self._deny = deny
 
     def issue_token(self, user_id: str | None = None, *, long_lived: bool = True,
                     scopes: Iterable[str] | None = None) -> str:

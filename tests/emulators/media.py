@@ -98,6 +98,33 @@ def image_size(head: bytes, kind: str | None) -> tuple[int, int] | None:
     return None
 
 
+def gif_frames(data: bytes) -> int | None:
+    """How many images a GIF holds (more than one: animated), walking its blocks; None
+    when `data` is not a whole GIF."""
+    if sniff(data[:HEAD_BYTES]) != "gif" or len(data) < 13:
+        return None
+    at = 13 + (3 << ((data[10] & 7) + 1) if data[10] & 0x80 else 0)  # after the global colour table
+    frames = 0
+    while at < len(data):
+        block = data[at]
+        if block == 0x3B:  # trailer
+            return frames
+        if block == 0x21:  # an extension: label, then sub-blocks
+            at += 2
+        elif block == 0x2C:  # an image: descriptor, local colour table, LZW code size, sub-blocks
+            if at + 10 > len(data):
+                return None
+            packed = data[at + 9]
+            at += 10 + (3 << ((packed & 7) + 1) if packed & 0x80 else 0) + 1
+            frames += 1
+        else:
+            return None
+        while at < len(data) and data[at] != 0:  # sub-blocks, each led by its length
+            at += data[at] + 1
+        at += 1
+    return None
+
+
 # --- small real files ----------------------------------------------------------------------
 
 
@@ -132,6 +159,13 @@ def jpeg_bytes(width: int = 8, height: int = 8) -> bytes:
             + segment(0xC0, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00")
             + segment(0xC4, b"\x00" + one_code) + segment(0xC4, b"\x10" + one_code)
             + segment(0xDA, b"\x01\x01\x00\x00\x3f\x00") + scan + b"\xff\xd9")
+
+
+def gif_bytes(frames: int = 1) -> bytes:
+    """A valid 1x1 GIF89a of `frames` frames (animated when more than one)."""
+    frame = (b"!\xf9\x04\x04\x0a\x00\x00\x00"  # graphic control: 0.1 s a frame
+             b",\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00")  # one black pixel
+    return b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff" + frame * frames + b";"
 
 
 def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom") -> bytes:

@@ -2,8 +2,14 @@
 (tests/emulators/README.md#the-shared-base)."""
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import requests
@@ -189,3 +195,39 @@ def test_the_media_server_serves_what_was_put_and_404_otherwise(media_server):
     head = requests.head(url, timeout=10)
     assert (head.status_code, head.headers["Content-Length"], head.content) == (200, "8", b"")
     assert requests.get(media_server.url("/nothing.png"), timeout=10).status_code == 404
+
+
+# --- running an emulator by hand ------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def run_by_hand(*arguments: str):
+    """`python -m tests.emulators *arguments` run from the repository root, as a person
+    would: yields its base URL and the settings it printed (`{name: value}`); then Ctrl-C
+    (SIGINT) must stop it cleanly."""
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen([sys.executable, "-m", "tests.emulators", *arguments], cwd=root,
+                               stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        base_url = process.stdout.readline().split(" on ")[1].split()[0]
+        settings = dict(process.stdout.readline().strip().partition("=")[::2] for _ in range(3))
+        yield base_url, settings
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.stdout.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform,prefix,first_host", [
+    ("threads", "THREADS", "threads.net"), ("instagram", "INSTAGRAM", "www.instagram.com"), ("x", "X", "x.com"),
+])
+def test_each_emulator_runs_on_its_own_with_its_settings_and_stops_on_ctrl_c(platform, prefix, first_host):
+    with run_by_hand(platform, "--port", "0", "--client-id", "cid", "--user", "42:someone") as (base_url, settings):
+        assert settings["FANOUT_PLATFORM_HOSTS"].startswith(f"{first_host}={base_url},")
+        assert (settings[f"FANOUT_{prefix}_CLIENT_ID"], settings[f"FANOUT_{prefix}_CLIENT_SECRET"]) == (
+            "cid", f"{platform}-app-secret")
+        users = requests.get(base_url + "/_emulator/users", timeout=10).json()
+        assert [(u["id"], u["username"]) for u in users] == [("42", "someone")]

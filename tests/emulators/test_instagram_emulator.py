@@ -2,12 +2,7 @@
 (tests/emulators/README.md#instagram)."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
@@ -532,7 +527,7 @@ def test_any_graph_error_can_be_made_the_answer_of_a_call(instagram, graph, medi
     assert create(graph, image_url=media_server.url("/photo.jpg"))  # only the next call fails
 
 
-# --- control over HTTP and the runnable server ------------------------------------------------
+# --- control over HTTP ------------------------------------------------------------------------
 
 
 def test_the_controls_and_views_are_reachable_over_http(instagram, graph, media_server):
@@ -546,23 +541,3 @@ def test_the_controls_and_views_are_reachable_over_http(instagram, graph, media_
         {"id": USER, "username": "emu_instagram", "account_type": "BUSINESS"}]
     assert requests.post(control + "token_answer_shape", json={"shape": "round"}, timeout=10).status_code == 400
 
-
-@pytest.mark.slow
-def test_the_emulator_runs_on_its_own_and_stops_on_ctrl_c():
-    root = Path(__file__).resolve().parents[2]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.emulators", "instagram", "--port", "0", "--client-id", "cid",
-         "--user", "42:someone"], cwd=root, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        base_url = process.stdout.readline().split(" on ")[1].split()[0]
-        assert process.stdout.readline().strip().startswith("FANOUT_PLATFORM_HOSTS=www.instagram.com=" + base_url)
-        assert process.stdout.readline().strip() == "FANOUT_INSTAGRAM_CLIENT_ID=cid"
-        answer = requests.get(base_url + "/oauth/authorize", allow_redirects=False, timeout=10, params={
-            "client_id": "cid", "redirect_uri": REDIRECT, "scope": SCOPE, "response_type": "code"})
-        assert answer.status_code == 302
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.stdout.close()

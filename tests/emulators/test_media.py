@@ -3,7 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from .media import fetch, image_size, jpeg_bytes, mp4_bytes, png_bytes, sniff
+from .media import (
+    fetch,
+    gif_bytes,
+    gif_frames,
+    image_size,
+    jpeg_bytes,
+    mp4_bytes,
+    png_bytes,
+    sniff,
+)
 
 
 @pytest.mark.parametrize("data,kind", [
@@ -46,3 +55,10 @@ def test_an_images_width_and_height_are_read_from_its_header(data, size):
 def test_a_fetch_reports_an_images_dimensions(media_server):
     fetched = fetch(media_server.put("/p.jpg", jpeg_bytes(1080, 1350)), limit=10**6)
     assert fetched.dimensions == (1080, 1350)
+
+
+@pytest.mark.parametrize("data,frames", [
+    (gif_bytes(), 1), (gif_bytes(frames=3), 3), (gif_bytes(frames=2)[:-10], None), (png_bytes(), None),
+])
+def test_a_gifs_frames_are_counted_from_its_blocks(data, frames):
+    assert gif_frames(data) == frames

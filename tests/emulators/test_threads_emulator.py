@@ -2,12 +2,7 @@
 (tests/emulators/README.md#threads)."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
@@ -446,7 +441,7 @@ def test_every_container_error_message_can_be_forced(threads, graph, media_serve
     assert status(graph, container)["error_message"] == message
 
 
-# --- control over HTTP and the runnable server ------------------------------------------------
+# --- control over HTTP ------------------------------------------------------------------------
 
 
 def test_the_control_api_is_reachable_over_http(threads, graph):
@@ -461,27 +456,4 @@ def test_the_control_api_is_reachable_over_http(threads, graph):
     calls = requests.get(control + "calls", timeout=10).json()
     assert [c["path"] for c in calls] == [f"/v1.0/{USER}/threads", f"/v1.0/{container}"]
     assert calls[0]["body"]["access_token"] == "***"
-
-
-@pytest.mark.slow
-def test_the_emulator_runs_on_its_own_and_stops_on_ctrl_c():
-    root = Path(__file__).resolve().parents[2]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.emulators", "threads", "--port", "0", "--client-id", "cid",
-         "--user", "42:someone"], cwd=root, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        first = process.stdout.readline()
-        base_url = first.split(" on ")[1].split()[0]
-        hosts = process.stdout.readline().strip()
-        assert hosts.startswith("FANOUT_PLATFORM_HOSTS=threads.net=" + base_url)
-        assert process.stdout.readline().strip() == "FANOUT_THREADS_CLIENT_ID=cid"
-        answer = requests.get(base_url + "/oauth/authorize", allow_redirects=False, timeout=10, params={
-            "client_id": "cid", "redirect_uri": REDIRECT, "scope": "threads_basic", "response_type": "code"})
-        assert answer.status_code == 302
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.stdout.close()
 

@@ -24,7 +24,8 @@ from .emulators.media_server import sample_media_server
 from .test_instagram_adapter import CONTAINER_ROWS, CREATE, GRAPH_ROWS, PUBLISH, TRANSIENT_ROWS, graph_error
 from .test_threads_live import publish_with_a_death
 from .threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, emulator, headers, hook, live, port, query_of, served_with, threads_server,
+    accounts, browser, connect_link, emulator, headers, hook, live, only_target, port, query_of, run_for, served_with,
+    threads_server,
 )
 
 IG_USER, IG_USERNAME = "17841400000000002", "emu_instagram"
@@ -96,11 +97,6 @@ def upload(live, headers, caption="hello from fanout", media_items=(), expect=20
     return answer.json()
 
 
-def target(live, headers, post_id) -> dict:
-    [only] = requests.get(f"{live}/v1/posts/{post_id}", headers=headers, timeout=10).json()["targets"]
-    return only
-
-
 def posts(ig) -> list:
     return ig.posts.get(IG_USER, [])
 
@@ -108,15 +104,6 @@ def posts(ig) -> list:
 def account_status(account_id) -> str:
     with db.connection_context():
         return Account.get_by_id(account_id).status
-
-
-def run_for(rt, clock, ig, seconds: int, every: int = 60) -> None:
-    """Run the queue as time passes, `every` seconds at a time, on both clocks."""
-    run_queue(rt, clock)
-    for _ in range(seconds // every):
-        clock.advance(seconds=every)
-        ig.advance(every)
-        run_queue(rt, clock)
 
 
 # --- connect -------------------------------------------------------------------------------
@@ -168,7 +155,7 @@ def test_a_reconnect_re_activates_the_same_account(browser, live, headers, ig, a
     ig.fail_refresh()
     post = upload(live, headers, media_items=[photo(media)])
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["error_code"] == "platform_auth_expired"
+    assert only_target(live, headers, post["id"])["error_code"] == "platform_auth_expired"
     assert account_status(account) == "expired"
     again = connect_instagram(browser, live, headers)
     assert again["account_id"] == account and account_status(account) == "active"
@@ -198,8 +185,8 @@ def test_an_image_post_to_instagram_and_threads_is_published_on_both_and_the_web
 
 def test_a_carousel_of_three_publishes_as_one_post(live, headers, account, ig, media, rt, clock):
     post = upload(live, headers, "three", [photo(media), clip(media), photo(media)])
-    run_for(rt, clock, ig, 120)
-    published = target(live, headers, post["id"])
+    run_for(rt, clock, ig, 120, every=60)
+    published = only_target(live, headers, post["id"])
     [made] = posts(ig)
     assert published["status"] == "published" and published["external_url"] == made.permalink
     assert made.media_type == "CAROUSEL_ALBUM" and len(made.children) == 3
@@ -208,9 +195,9 @@ def test_a_carousel_of_three_publishes_as_one_post(live, headers, account, ig, m
 def test_a_reel_publishes_after_its_processing(live, headers, account, ig, media, rt, clock):
     post = upload(live, headers, "a reel", [clip(media)])
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["status"] == "processing"  # parked, not slept on
-    run_for(rt, clock, ig, 120)
-    published = target(live, headers, post["id"])
+    assert only_target(live, headers, post["id"])["status"] == "processing"  # parked, not slept on
+    run_for(rt, clock, ig, 120, every=60)
+    published = only_target(live, headers, post["id"])
     [made] = posts(ig)
     assert published["status"] == "published" and published["external_url"] == made.permalink
 
@@ -227,7 +214,7 @@ def test_a_caption_over_instagrams_caps_fails_before_any_call(live, headers, acc
     ig.reset()  # forget the connect flow's calls
     post = upload(live, headers, caption, [photo(media)])
     run_queue(rt, clock)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert failed["error_code"] == "caption_too_long" and why in failed["error_message"]
     assert ig.calls == []
 
@@ -238,7 +225,7 @@ def test_an_image_instagram_does_not_take_fails_from_its_fetched_bytes_before_an
     ig.reset()
     post = upload(live, headers, "look", [photo(media, name)])
     run_queue(rt, clock)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert failed["error_code"] == "unsupported_media_for_platform" and why in failed["error_message"]
     assert ig.calls == []
 
@@ -260,8 +247,8 @@ def test_the_post_over_the_daily_quota_fails_rate_limited_without_a_publish_call
     run_queue(rt, clock)
     second = upload(live, headers, "the second", [photo(media)])
     run_queue(rt, clock)
-    assert target(live, headers, first["id"])["status"] == "published"
-    assert target(live, headers, second["id"])["error_code"] == "platform_rate_limited"
+    assert only_target(live, headers, first["id"])["status"] == "published"
+    assert only_target(live, headers, second["id"])["error_code"] == "platform_rate_limited"
     assert len(ig.calls_to(*PUBLISH)) == 1 and len(ig.calls_to(*CREATE)) == 1
 
 
@@ -275,7 +262,7 @@ def test_each_graph_error_through_the_engine_ends_in_its_code_and_expires_the_ac
         ig.fail_refresh()  # the one refresh the auth error earns is refused too
     post = upload(live, headers, "hello", [photo(media)])
     run_queue(rt, clock)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert (failed["status"], failed["error_code"]) == ("failed", code)
     assert account_status(account) == ("expired" if row in AUTH_ROWS else "active")
     assert posts(ig) == []
@@ -287,7 +274,7 @@ def test_each_transient_error_through_the_engine_is_retried_then_ends_unknown(
     ig.fail(*call, status, body, times=None)
     post = upload(live, headers, "hello", [photo(media)])
     run_for(rt, clock, ig, 4 * 3600, every=1800)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert (failed["status"], failed["error_code"]) == ("failed", "unknown_platform_error")
     assert "gave up after 5 retries" in failed["error_message"] and posts(ig) == []
 
@@ -297,8 +284,8 @@ def test_each_container_outcome_through_the_engine_ends_in_its_code(
         live, headers, account, ig, media, rt, clock, status_code, status, code):
     ig.force_next_container(status_code, status)
     post = upload(live, headers, "a reel", [clip(media)])
-    run_for(rt, clock, ig, 180)
-    failed = target(live, headers, post["id"])
+    run_for(rt, clock, ig, 180, every=60)
+    failed = only_target(live, headers, post["id"])
     assert (failed["status"], failed["error_code"]) == ("failed", code)
     assert account_status(account) == "active"
 
@@ -307,8 +294,8 @@ def test_not_ready_for_publishing_through_the_engine_polls_and_publishes(live, h
                                                                          clock):
     ig.fail(*PUBLISH, 400, graph_error(9007, "The media is not ready for publishing", 2207027))
     post = upload(live, headers, "patience", [photo(media)])
-    run_for(rt, clock, ig, 120)
-    assert target(live, headers, post["id"])["status"] == "published" and len(posts(ig)) == 1
+    run_for(rt, clock, ig, 120, every=60)
+    assert only_target(live, headers, post["id"])["status"] == "published" and len(posts(ig)) == 1
 
 
 def test_a_builder_that_does_not_exist_through_the_engine_fails_container_expired_after_two_tries(
@@ -317,7 +304,7 @@ def test_a_builder_that_does_not_exist_through_the_engine_fails_container_expire
             times=None)
     post = upload(live, headers, "gone", [photo(media)])
     run_for(rt, clock, ig, 3600, every=300)
-    assert target(live, headers, post["id"])["error_code"] == "container_expired"
+    assert only_target(live, headers, post["id"])["error_code"] == "container_expired"
     assert len(ig.calls_to(*PUBLISH)) == 3
 
 
@@ -327,7 +314,7 @@ def test_a_container_never_ready_fails_container_expired_at_the_window(live, hea
     ig.force_next_container("IN_PROGRESS")
     post = upload(live, headers, "never", [clip(media)])
     run_for(rt, clock, ig, settings.instagram_container_window + 7200, every=3600)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert failed["error_code"] == "container_expired" and posts(ig) == []
 
 
@@ -339,7 +326,7 @@ def test_an_auth_error_earns_one_refresh_and_one_replay_that_publishes(live, hea
     ig.fail(*CREATE, 400, graph_error(190, "Error validating access token: Session has expired", 463))
     post = upload(live, headers, "again", [photo(media)])
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["status"] == "published"
+    assert only_target(live, headers, post["id"])["status"] == "published"
     assert len(ig.calls_to("GET", r"/refresh_access_token$")) == 1 and account_status(account) == "active"
 
 
@@ -357,7 +344,7 @@ def test_the_periodic_refresh_renews_the_token_once_its_time_came(live, headers,
     assert after.token_expires_at > before.token_expires_at
     post = upload(live, headers, "with the new token", [photo(media)])
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["status"] == "published"
+    assert only_target(live, headers, post["id"])["status"] == "published"
 
 
 @pytest.mark.parametrize("after", [False, True], ids=["before-the-call", "after-the-answer"])
@@ -368,7 +355,7 @@ def test_a_worker_killed_at_any_call_of_an_image_post_leaves_exactly_one_post(
         before = len(posts(ig))
         post = upload(live, headers, f"death at call {n} {after}", [photo(media)])
         died = publish_with_a_death(rt, clock, n, after)
-        published = target(live, headers, post["id"])
+        published = only_target(live, headers, post["id"])
         assert published["status"] == "published", (n, published)
         assert len(posts(ig)) == before + 1, f"death at call {n}: {len(posts(ig)) - before} posts"
         if not died:

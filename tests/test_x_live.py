@@ -21,7 +21,8 @@ from .media_files import mp4
 from .test_threads_live import publish_with_a_death
 from .test_x_adapter import TWEETS, X_ROWS, problem
 from .threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, emulator, headers, live, port, query_of, served_with, threads_server,
+    accounts, browser, connect_link, emulator, headers, live, only_target, port, query_of, run_for, served_with,
+    threads_server,
 )
 
 X_USER, X_USERNAME = "1600000000000000001", "emu_x"
@@ -81,11 +82,6 @@ def upload(live, headers, caption="hello from fanout", media_items=(), **body) -
     return answer.json()
 
 
-def target(live, headers, post_id) -> dict:
-    [only] = requests.get(f"{live}/v1/posts/{post_id}", headers=headers, timeout=10).json()["targets"]
-    return only
-
-
 def posts(xe) -> list:
     return xe.posts.get(X_USER, [])
 
@@ -93,14 +89,6 @@ def posts(xe) -> list:
 def stored(account_id) -> Account:
     with db.connection_context():
         return Account.get_by_id(account_id)
-
-
-def run_for(rt, clock, xe, seconds: int, every: int = 10) -> None:
-    run_queue(rt, clock)
-    for _ in range(seconds // every):
-        clock.advance(seconds=every)
-        xe.advance(every)
-        run_queue(rt, clock)
 
 
 def permalink(post) -> str:
@@ -140,7 +128,7 @@ def test_the_token_refreshes_before_its_two_hours_and_the_rotated_refresh_token_
     assert rt.keyring.decrypt(after.refresh_token) != rt.keyring.decrypt(before.refresh_token)
     post = upload(live, headers, "with the new token")
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["status"] == "published"
+    assert only_target(live, headers, post["id"])["status"] == "published"
 
 
 def test_a_refresh_token_x_no_longer_takes_expires_the_account_without_retrying(live, headers, account, xe, rt,
@@ -160,24 +148,24 @@ def test_a_text_post_publishes_with_its_permalink(live, headers, account, xe, rt
     post = upload(live, headers, "plain text")
     run_queue(rt, clock)
     [made] = posts(xe)
-    assert target(live, headers, post["id"])["external_url"] == permalink(made)
+    assert only_target(live, headers, post["id"])["external_url"] == permalink(made)
 
 
 def test_an_image_post_publishes_with_its_permalink(live, headers, account, xe, media, rt, clock):
     post = upload(live, headers, "a photo", [{"url": media.url("photo.jpg"), "type": "image"}])
     run_queue(rt, clock)
     [made] = posts(xe)
-    assert target(live, headers, post["id"])["external_url"] == permalink(made) and len(made.media_ids) == 1
+    assert only_target(live, headers, post["id"])["external_url"] == permalink(made) and len(made.media_ids) == 1
 
 
 def test_a_video_post_publishes_after_processing_by_scheduled_steps(live, headers, account, xe, media, rt, clock):
     rt.sleep = lambda seconds: pytest.fail("a worker thread slept")
     post = upload(live, headers, "a clip", [{"url": media.url("long.mp4"), "type": "video"}])
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["status"] == "processing" and posts(xe) == []
-    run_for(rt, clock, xe, 60)
+    assert only_target(live, headers, post["id"])["status"] == "processing" and posts(xe) == []
+    run_for(rt, clock, xe, 60, every=10)
     [made] = posts(xe)
-    assert target(live, headers, post["id"])["external_url"] == permalink(made)
+    assert only_target(live, headers, post["id"])["external_url"] == permalink(made)
 
 
 def test_a_post_to_x_and_threads_publishes_on_both(browser, live, headers, account, emulator, xe, rt, clock):
@@ -197,7 +185,7 @@ def test_a_caption_over_280_weighted_fails_before_any_call(live, headers, accoun
     xe.reset()
     post = upload(live, headers, "世界" * 141)  # 282: CJK counts 2
     run_queue(rt, clock)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert failed["error_code"] == "caption_too_long" and xe.calls == []
 
 
@@ -209,7 +197,7 @@ def test_an_ambiguous_post_leaves_exactly_one_post(live, headers, account, xe, r
     run_queue(rt, clock)
     run_for(rt, clock, xe, 120, every=30)
     [made] = posts(xe)
-    published = target(live, headers, post["id"])
+    published = only_target(live, headers, post["id"])
     assert published["status"] == "published" and published["external_url"] == permalink(made)
     assert len(xe.calls_to(*TWEETS)) == 1
 
@@ -222,7 +210,7 @@ def test_a_worker_killed_at_any_call_of_an_image_post_leaves_exactly_one_post(
         before = len(posts(xe))
         post = upload(live, headers, f"death at call {n} {after}", [{"url": media.url("photo.jpg"), "type": "image"}])
         died = publish_with_a_death(rt, clock, n, after)
-        published = target(live, headers, post["id"])
+        published = only_target(live, headers, post["id"])
         assert published["status"] == "published", (n, published)
         assert len(posts(xe)) == before + 1, f"death at call {n}: {len(posts(xe)) - before} posts"
         if not died:
@@ -241,7 +229,7 @@ def test_the_101st_post_in_15_minutes_fails_rate_limited_without_a_call(live, he
     calls = len(xe.calls)
     post = upload(live, headers, "one too many")
     run_queue(rt, clock)
-    assert target(live, headers, post["id"])["error_code"] == "platform_rate_limited" and len(xe.calls) == calls
+    assert only_target(live, headers, post["id"])["error_code"] == "platform_rate_limited" and len(xe.calls) == calls
 
 
 @pytest.mark.parametrize("row, call, status, body, with_image, code", X_ROWS, ids=[r[0] for r in X_ROWS])
@@ -253,7 +241,7 @@ def test_each_x_error_through_the_engine_ends_in_its_code_and_expires_the_accoun
     items = [{"url": media.url("photo.jpg"), "type": "image"}] if with_image else []
     post = upload(live, headers, "hello", items)
     run_queue(rt, clock)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert (failed["status"], failed["error_code"]) == ("failed", code)
     assert stored(account).status == ("expired" if row in AUTH_ROWS else "active")
     assert posts(xe) == []
@@ -263,5 +251,5 @@ def test_a_5xx_through_the_engine_is_retried_then_ends_unknown(live, headers, ac
     xe.fail(*TWEETS, 503, problem(503, "Service Unavailable", "Service Unavailable"), times=None)
     post = upload(live, headers, "hello")
     run_for(rt, clock, xe, 4 * 3600, every=1800)
-    failed = target(live, headers, post["id"])
+    failed = only_target(live, headers, post["id"])
     assert failed["error_code"] == "unknown_platform_error" and "gave up after 5 retries" in failed["error_message"]

@@ -133,3 +133,22 @@ def connect(browser, live: str, headers: dict) -> dict:
     landed = browser.get(connect_link(live, headers), timeout=10)
     assert landed.status_code == 200, landed.text
     return query_of(landed.url)
+
+
+def only_target(live: str, headers: dict, post_id: str) -> dict:
+    """The one target of a post, as the API answers it."""
+    [target] = requests.get(f"{live}/v1/posts/{post_id}", headers=headers, timeout=10).json()["targets"]
+    return target
+
+
+def run_for(rt, clock, emulator, seconds: int, every: int) -> None:
+    """Run the queue as time passes, `every` seconds at a time, on our clock and the
+    emulator's."""
+    from .conftest import run_queue
+
+    run_queue(rt, clock)
+    for _ in range(seconds // every):
+        clock.advance(seconds=every)
+        emulator.advance(every)
+        run_queue(rt, clock)
+

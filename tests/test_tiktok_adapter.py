@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import subprocess
+import sys
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -33,6 +36,7 @@ REDIRECT_URI = "https://c.example.com/connect/tiktok/callback"
 VIDEO_INIT = r"/v2/post/publish/video/init/$"
 PHOTO_INIT = r"/v2/post/publish/content/init/$"
 STATUS = r"/v2/post/publish/status/fetch/$"
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_tiktok_upload.py"
 
 
 @pytest.fixture(scope="module")
@@ -358,3 +362,14 @@ def test_chunk_plans_follow_the_media_transfer_rules():
     assert tiktok.chunk_plan(9 * mb) == (9 * mb, 1)
     assert tiktok.chunk_plan(25 * mb) == (10 * mb, 2)  # the last chunk takes the remainder
     assert tiktok.chunk_plan(4000 * mb)[1] <= 1000
+
+
+# --- memory: the upload is streamed, never held whole ------------------------------------
+
+@pytest.mark.slow
+def test_a_200_mb_upload_raises_the_workers_peak_rss_by_less_than_16_mb():
+    """Pins streaming (the bench prints the figure; this is a bound, not a speed)."""
+    run = subprocess.run([sys.executable, str(BENCH), "--mb", "200", "--quiet"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout.split()[0]) < 16 * 1024

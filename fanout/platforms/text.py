@@ -72,7 +72,8 @@ def x_weighted_length(s: str) -> int:
     text = _nfc(s)
     entities = {m.start(): (m.end(), _X_EMOJI_LENGTH) for m in _X_EMOJI.finditer(text)}
     # twitter-text looks for a URL first at each index, then for an emoji.
-    entities.update({start: (end, _X_URL_LENGTH) for start, end in _url_spans(text)})
+    # It skips as many characters as the URL's text has (see `_urls`).
+    entities.update({start: (start + len(url), _X_URL_LENGTH) for start, url in _urls(text)})
     total, i = 0, 0
     while i < len(text):
         if i in entities:
@@ -88,7 +89,7 @@ def x_weighted_length(s: str) -> int:
 def extract_urls(s: str) -> list[str]:
     """The URLs twitter-text finds in `s` (after NFC), in order."""
     text = _nfc(s)
-    return [text[start:end] for start, end in _url_spans(text)]
+    return [url for _, url in _urls(text)]
 
 
 def link_count(s: str) -> int:
@@ -123,12 +124,15 @@ def threads_length(s: str) -> int:
 #
 # Covered as twitter-text (js/src, v3) does it: http(s) URLs and bare domains. A domain is
 # labels of letters and digits of any script with inner "-" (and "_" before the last label),
-# ending in a known TLD (the IANA list below, IDN TLDs in Unicode form too) or any punycode
-# "xn--" TLD; then an optional port, path (balanced parentheses allowed, trailing punctuation
-# left out) and query. A t.co URL stops after its slug. A label over 63 characters once
-# punycoded, or a URL over 4096 characters, is no URL. Bare domains: only their ASCII part
-# links ("例え.jp" is no URL, "http://例え.jp" is), not after "-", "_", "." or "/", and a bare
-# "name.<ccTLD>" without a path only for .co and .tv ("t.co" yes, "foo.jp" no, "foo.co.jp" yes).
+# ending in a TLD of twitter-text's own list (below: not today's IANA list, for the count to
+# agree with twitter-text's) or any punycode "xn--" TLD; then an optional port, path
+# (balanced parentheses allowed, trailing punctuation left out) and query. A t.co URL stops
+# after its slug. A label over 63 characters once punycoded, or a URL over 4096 characters,
+# is no URL. Bare domains (no scheme), never after "-", "_", "." or "/": only the runs of
+# ASCII labels (Latin accented letters count as ASCII) before a TLD link, and that TLD may
+# be any of the list ("ßgoogle.com.世界" links "google.com.世界" after the "ß" taken as the
+# preceding character; "例え.jp" links nothing, "http://例え.jp" does). twitter-text 3 links
+# a bare "name.<ccTLD>" too ("foo.jp", "a.ba"), where older versions took only .co and .tv.
 # Not covered: hosts that are IP addresses (twitter-text does not extract them either).
 # Deliberate differences, so that no text can make the regex slow (twitter-text's own regex
 # is quadratic on long runs of dotted words): a label is matched up to 63 characters only
@@ -164,7 +168,6 @@ _MAX_URL_LENGTH = 4096
 _MAX_TCO_SLUG_LENGTH = 40
 _TCO = re.compile(rf"https?://t\.co/(?P<slug>[a-z0-9]+)(?:{_QUERY})?", re.IGNORECASE)
 _BAD_BEFORE_BARE_DOMAIN = re.compile(r"[-_./]$")
-_SPECIAL_SHORT_DOMAIN = re.compile(rf"{_DOMAIN_NAME}(?:co|tv)", re.IGNORECASE)
 
 
 def _alternation(words: list[str]) -> str:
@@ -209,19 +212,11 @@ def _to_ascii(domain: str) -> str | None:
     return ".".join(labels)
 
 
-def _is_short_domain(domain: str) -> bool:
-    """A bare `name.<ccTLD>`, which twitter-text links without a scheme only for .co and .tv."""
-    name, _, tld = domain.rpartition(".")
-    if "." in name or tld.lower() not in _CCTLDS:
-        return False
-    return not _SPECIAL_SHORT_DOMAIN.fullmatch(domain)
-
-
-def _url_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each URL in `text`, which must be NFC already."""
+def _urls(text: str) -> list[tuple[int, str]]:
+    """(start, URL) for each URL in `text`, which must be NFC already."""
     if not _TLD_AFTER_DOT.search(text):  # no URL without one; spares most captions the regex
         return []
-    spans: list[tuple[int, int]] = []
+    urls: list[tuple[int, str]] = []
     for m in _EXTRACT_URL.finditer(text):
         url, protocol, domain, path = m.group("url", "protocol", "domain", "path")
         start, end = m.span("url")
@@ -235,21 +230,19 @@ def _url_spans(text: str) -> list[tuple[int, int]]:
             if tco:
                 if len(tco.group("slug")) > _MAX_TCO_SLUG_LENGTH:
                     continue
-                end = start + tco.end()
-            spans.append((start, end))
+                url = tco.group()
+            urls.append((start, url))
             continue
         if _BAD_BEFORE_BARE_DOMAIN.search(m.group("before")):
             continue
-        # Without a scheme only the ASCII parts of the domain link; the last takes the path.
-        found = [
-            (start + a.start(), start + a.end())
-            for a in _ASCII_DOMAIN.finditer(domain)
-            if path or not _is_short_domain(a.group())
-        ]
+        # Without a scheme only the ASCII parts of the domain link. The last takes what
+        # follows the domain if there is a path, but nothing between: in "foo.co.jp例え.jp/x"
+        # the URL is "foo.co.jp/x", and x_weighted_length skips its 11 characters only.
+        found = [(start + a.start(), a.group()) for a in _ASCII_DOMAIN.finditer(domain)]
         if found and path:
-            found[-1] = (found[-1][0], end)
-        spans.extend(found)
-    return spans
+            found[-1] = (found[-1][0], found[-1][1] + url[len(domain):])
+        urls.extend(found)
+    return urls
 
 
 # --- Emoji: Unicode's notion for Threads, twemoji-parser 11's list for X --------------------
@@ -430,121 +423,111 @@ A9 AE 203C 2049 2122 2139 2194-2199 21A9-21AA 231A-231B 2328 23CF 23E9-23F3 23F8
 """)
 _PICTOGRAPH_STARTS = [lo for lo, _ in _PICTOGRAPHS]
 
-# IANA's root zone TLD list, version 2026051600 (the copy vendored by hypothesis). twitter-text
-# keeps its own copy of the same list; IDN TLDs appear here punycoded and are matched in both
-# forms.
+# twitter-text 3.1.0's TLDs (its regexp/validGTLD.js and validCCTLD.js), IDN TLDs in Unicode
+# form as it has them. Its list, not IANA's, as X counts with it: "x.music" (a TLD since 2021)
+# is no URL to it, and "x.an" (retired in 2015) is one.
 _TLD_TABLE = """
-aaa aarp abb abbott abbvie abc able abogado abudhabi ac academy accenture accountant accountants
-aco actor ad ads adult ae aeg aero aetna af afl africa ag agakhan agency ai aig airbus airforce
-airtel akdn al alibaba alipay allfinanz allstate ally alsace alstom am amazon americanexpress
-americanfamily amex amfam amica amsterdam analytics android anquan anz ao aol apartments app
-apple aq aquarelle ar arab aramco archi army arpa art arte as asda asia associates at athleta
-attorney au auction audi audible audio auspost author auto autos aw aws ax axa az azure ba baby
-baidu banamex band bank bar barcelona barclaycard barclays barefoot bargains baseball basketball
-bauhaus bayern bb bbc bbt bbva bcg bcn bd be beats beauty beer berlin best bestbuy bet bf bg bh
-bharti bi bible bid bike bing bingo bio biz bj black blackfriday blockbuster blog bloomberg blue
-bm bms bmw bn bnpparibas bo boats boehringer bofa bom bond boo book booking bosch bostik boston
-bot boutique box br bradesco bridgestone broadway broker brother brussels bs bt build builders
-business buy buzz bv bw by bz bzh ca cab cafe cal call calvinklein cam camera camp canon
-capetown capital capitalone car caravan cards care career careers cars casa case cash casino cat
-catering catholic cba cbn cbre cc cd center ceo cern cf cfa cfd cg ch chanel channel charity
-chase chat cheap chintai christmas chrome church ci cipriani circle cisco citadel citi citic
-city ck cl claims cleaning click clinic clinique clothing cloud club clubmed cm cn co coach
-codes coffee college cologne com commbank community company compare computer comsec condos
-construction consulting contact contractors cooking cool coop corsica country coupon coupons
-courses cpa cr credit creditcard creditunion cricket crown crs cruise cruises cu cuisinella cv
-cw cx cy cymru cyou cz dad dance data date dating datsun day dclk dds de deal dealer deals
-degree delivery dell deloitte delta democrat dental dentist desi design dev dhl diamonds diet
-digital direct directory discount discover dish diy dj dk dm dnp do docs doctor dog domains dot
-download drive dtv dubai dupont durban dvag dvr dz earth eat ec eco edeka edu education ee eg
-email emerck energy engineer engineering enterprises epson equipment er ericsson erni es esq
-estate et eu eurovision eus events exchange expert exposed express extraspace fage fail
-fairwinds faith family fan fans farm farmers fashion fast fedex feedback ferrari ferrero fi
+aaa aarp abarth abb abbott abbvie abc able abogado abudhabi ac academy accenture accountant
+accountants aco active actor ad adac ads adult ae aeg aero aetna af afamilycompany afl africa ag
+agakhan agency ai aig aigo airbus airforce airtel akdn al alfaromeo alibaba alipay allfinanz
+allstate ally alsace alstom am americanexpress americanfamily amex amfam amica amsterdam an
+analytics android anquan anz ao aol apartments app apple aq aquarelle ar arab aramco archi army
+arpa art arte as asda asia associates at athleta attorney au auction audi audible audio auspost
+author auto autos avianca aw aws ax axa az azure ba baby baidu banamex bananarepublic band bank
+bar barcelona barclaycard barclays barefoot bargains baseball basketball bauhaus bayern bb bbc
+bbt bbva bcg bcn bd be beats beauty beer bentley berlin best bestbuy bet bf bg bh bharti bi
+bible bid bike bing bingo bio biz bj bl black blackfriday blanco blockbuster blog bloomberg blue
+bm bms bmw bn bnl bnpparibas bo boats boehringer bofa bom bond boo book booking boots bosch
+bostik boston bot boutique box bq br bradesco bridgestone broadway broker brother brussels bs bt
+budapest bugatti build builders business buy buzz bv bw by bz bzh ca cab cafe cal call
+calvinklein cam camera camp cancerresearch canon capetown capital capitalone car caravan cards
+care career careers cars cartier casa case caseih cash casino cat catering catholic cba cbn cbre
+cbs cc cd ceb center ceo cern cf cfa cfd cg ch chanel channel charity chase chat cheap chintai
+chloe christmas chrome chrysler church ci cipriani circle cisco citadel citi citic city cityeats
+ck cl claims cleaning click clinic clinique clothing cloud club clubmed cm cn co coach codes
+coffee college cologne com comcast commbank community company compare computer comsec condos
+construction consulting contact contractors cooking cookingchannel cool coop corsica country
+coupon coupons courses cpa cr credit creditcard creditunion cricket crown crs cruise cruises csc
+cu cuisinella cv cw cx cy cymru cyou cz dabur dad dance data date dating datsun day dclk dds de
+deal dealer deals degree delivery dell deloitte delta democrat dental dentist desi design dev
+dhl diamonds diet digital direct directory discount discover dish diy dj dk dm dnp do docs
+doctor dodge dog doha domains doosan dot download drive dtv dubai duck dunlop duns dupont durban
+dvag dvr dz earth eat ec eco edeka edu education ee eg eh email emerck energy engineer
+engineering enterprises epost epson equipment er ericsson erni es esq estate esurance et
+etisalat eu eurovision eus events everbank exchange expert exposed express extraspace fage fail
+fairwinds faith family fan fans farm farmers fashion fast fedex feedback ferrari ferrero fi fiat
 fidelity fido film final finance financial fire firestone firmdale fish fishing fit fitness fj
-fk flickr flights flir florist flowers fly fm fo foo food football ford forex forsale forum
-foundation fox fr free fresenius frl frogans frontier ftr fujitsu fun fund furniture futbol fyi
-ga gal gallery gallo gallup game games gap garden gay gb gbiz gd gdn ge gea gent genting george
-gf gg ggee gh gi gift gifts gives giving gl glass gle global globo gm gmail gmbh gmo gmx gn
-godaddy gold goldpoint golf goodyear goog google gop got gov gp gq gr grainger graphics gratis
-green gripe grocery group gs gt gu gucci guge guide guitars guru gw gy hair hamburg hangout haus
-hbo hdfc hdfcbank health healthcare help helsinki here hermes hiphop hisamitsu hitachi hiv hk
-hkt hm hn hockey holdings holiday homedepot homegoods homes homesense honda horse hospital host
-hosting hot hotels hotmail house how hr hsbc ht hu hughes hyatt hyundai ibm icbc ice icu id ie
-ieee ifm ikano il im imamat imdb immo immobilien in inc industries infiniti info ing ink
-institute insurance insure int international intuit investments io ipiranga iq ir irish is
-ismaili ist istanbul it itau itv jaguar java jcb je jeep jetzt jewelry jio jll jm jmp jnj jo
-jobs joburg jot joy jp jpmorgan jprs juegos juniper kaufen kddi ke kerryhotels kerryproperties
-kfh kg kh ki kia kids kim kindle kitchen kiwi km kn koeln komatsu kosher kp kpmg kpn kr krd kred
-kuokgroup kw ky kyoto kz la lacaixa lamborghini lamer land landrover lanxess lasalle lat latino
-latrobe law lawyer lb lc lds lease leclerc lefrak legal lego lexus lgbt li lidl life
-lifeinsurance lifestyle lighting like lilly limited limo lincoln link live living lk llc llp
-loan loans locker locus lol london lotte lotto love lpl lplfinancial lr ls lt ltd ltda lu
-lundbeck luxe luxury lv ly ma madrid maif maison makeup man management mango map market
-marketing markets marriott marshalls mattel mba mc mckinsey md me med media meet melbourne meme
-memorial men menu merck merckmsd mg mh miami microsoft mil mini mint mit mitsubishi mk ml mlb
-mls mm mma mn mo mobi mobile moda moe moi mom monash money monster mormon mortgage moscow moto
-motorcycles mov movie mp mq mr ms msd mt mtn mtr mu museum music mv mw mx my mz na nab nagoya
-name navy nba nc ne nec net netbank netflix network neustar new news next nextdirect nexus nf
-nfl ng ngo nhk ni nico nike nikon ninja nissan nissay nl no nokia norton now nowruz nowtv np nr
-nra nrw ntt nu nyc nz obi observer office okinawa olayan olayangroup ollo om omega one ong onl
-online ooo open oracle orange org organic origins osaka otsuka ott ovh pa page panasonic paris
-pars partners parts party pay pccw pe pet pf pfizer pg ph pharmacy phd philips phone photo
-photography photos physio pics pictet pictures pid pin ping pink pioneer pizza pk pl place play
-playstation plumbing plus pm pn pnc pohl poker politie porn post pr praxi press prime pro prod
-productions prof progressive promo properties property protection pru prudential ps pt pub pw
-pwc py qa qpon quebec quest racing radio re read realestate realtor realty recipes red
+fk flickr flights flir florist flowers flsmidth fly fm fo foo food foodnetwork football ford
+forex forsale forum foundation fox fr free fresenius frl frogans frontdoor frontier ftr fujitsu
+fujixerox fun fund furniture futbol fyi ga gal gallery gallo gallup game games gap garden gay gb
+gbiz gd gdn ge gea gent genting george gf gg ggee gh gi gift gifts gives giving gl glade glass
+gle global globo gm gmail gmbh gmo gmx gn godaddy gold goldpoint golf goo goodhands goodyear
+goog google gop got gov gp gq gr grainger graphics gratis green gripe grocery group gs gt gu
+guardian gucci guge guide guitars guru gw gy hair hamburg hangout haus hbo hdfc hdfcbank health
+healthcare help helsinki here hermes hgtv hiphop hisamitsu hitachi hiv hk hkt hm hn hockey
+holdings holiday homedepot homegoods homes homesense honda honeywell horse hospital host hosting
+hot hoteles hotels hotmail house how hr hsbc ht htc hu hughes hyatt hyundai ibm icbc ice icu id
+ie ieee ifm iinet ikano il im imamat imdb immo immobilien in inc industries infiniti info ing
+ink institute insurance insure int intel international intuit investments io ipiranga iq ir
+irish is iselect ismaili ist istanbul it itau itv iveco iwc jaguar java jcb jcp je jeep jetzt
+jewelry jio jlc jll jm jmp jnj jo jobs joburg jot joy jp jpmorgan jprs juegos juniper kaufen
+kddi ke kerryhotels kerrylogistics kerryproperties kfh kg kh ki kia kim kinder kindle kitchen
+kiwi km kn koeln komatsu kosher kp kpmg kpn kr krd kred kuokgroup kw ky kyoto kz la lacaixa
+ladbrokes lamborghini lamer lancaster lancia lancome land landrover lanxess lasalle lat latino
+latrobe law lawyer lb lc lds lease leclerc lefrak legal lego lexus lgbt li liaison lidl life
+lifeinsurance lifestyle lighting like lilly limited limo lincoln linde link lipsy live living
+lixil lk llc llp loan loans locker locus loft lol london lotte lotto love lpl lplfinancial lr ls
+lt ltd ltda lu lundbeck lupin luxe luxury lv ly ma macys madrid maif maison makeup man
+management mango map market marketing markets marriott marshalls maserati mattel mba mc mcd
+mcdonalds mckinsey md me med media meet melbourne meme memorial men menu meo merckmsd metlife mf
+mg mh miami microsoft mil mini mint mit mitsubishi mk ml mlb mls mm mma mn mo mobi mobile mobily
+moda moe moi mom monash money monster montblanc mopar mormon mortgage moscow moto motorcycles
+mov movie movistar mp mq mr ms msd mt mtn mtpc mtr mu museum mutual mutuelle mv mw mx my mz na
+nab nadex nagoya name nationwide natura navy nba nc ne nec net netbank netflix network neustar
+new newholland news next nextdirect nexus nf nfl ng ngo nhk ni nico nike nikon ninja nissan
+nissay nl no nokia northwesternmutual norton now nowruz nowtv np nr nra nrw ntt nu nyc nz obi
+observer off office okinawa olayan olayangroup oldnavy ollo om omega one ong onion onl online
+onyourside ooo open oracle orange org organic orientexpress origins osaka otsuka ott ovh pa page
+pamperedchef panasonic panerai paris pars partners parts party passagens pay pccw pe pet pf
+pfizer pg ph pharmacy phd philips phone photo photography photos physio piaget pics pictet
+pictures pid pin ping pink pioneer pizza pk pl place play playstation plumbing plus pm pn pnc
+pohl poker politie porn post pr pramerica praxi press prime pro prod productions prof
+progressive promo properties property protection pru prudential ps pt pub pw pwc py qa qpon
+quebec quest qvc racing radio raid re read realestate realtor realty recipes red redstone
 redumbrella rehab reise reisen reit reliance ren rent rentals repair report republican rest
-restaurant review reviews rexroth rich richardli ricoh ril rio rip ro rocks rodeo rogers room rs
-rsvp ru rugby ruhr run rw rwe ryukyu sa saarland safe safety sakura sale salon samsclub samsung
-sandvik sandvikcoromant sanofi sap sarl sas save saxo sb sbi sbs sc scb schaeffler schmidt
-scholarships school schule schwarz science scot sd se search seat secure security seek select
-sener services seven sew sex sexy sfr sg sh shangrila sharp shell shia shiksha shoes shop
-shopping shouji show si silk sina singles site sj sk ski skin sky skype sl sling sm smart smile
-sn sncf so soccer social softbank software sohu solar solutions song sony soy spa space sport
-spot sr srl ss st stada staples star statebank statefarm stc stcgroup stockholm storage store
-stream studio study style su sucks supplies supply support surf surgery suzuki sv swatch swiss
-sx sy sydney systems sz tab taipei talk taobao target tatamotors tatar tattoo tax taxi tc tci td
-tdk team tech technology tel temasek tennis teva tf tg th thd theater theatre tiaa tickets
-tienda tips tires tirol tj tjmaxx tjx tk tkmaxx tl tm tmall tn to today tokyo tools top toray
-toshiba total tours town toyota toys tr trade trading training travel travelers
-travelersinsurance trust trv tt tube tui tunes tushu tv tvs tw tz ua ubank ubs ug uk unicom
-university uno uol ups us uy uz va vacations vana vanguard vc ve vegas ventures verisign
-versicherung vet vg vi viajes video vig viking villas vin vip virgin visa vision viva vivo
-vlaanderen vn vodka volvo vote voting voto voyage vu wales walmart walter wang wanggou watch
-watches weather weatherchannel webcam weber website wed wedding weibo weir wf whoswho wien wiki
-williamhill win windows wine winners wme woodside work works world wow ws wtc wtf xbox xerox
-xihuan xin xn--11b4c3d xn--1ck2e1b xn--1qqw23a xn--2scrj9c xn--30rr7y xn--3bst00m xn--3ds443g
-xn--3e0b707e xn--3hcrj9c xn--3pxu8k xn--42c2d9a xn--45br5cyl xn--45brj9c xn--45q11c xn--4dbrk0ce
-xn--4gbrim xn--54b7fta0cc xn--55qw42g xn--55qx5d xn--5su34j936bgsg xn--5tzm5g xn--6frz82g
-xn--6qq986b3xl xn--80adxhks xn--80ao21a xn--80aqecdr1a xn--80asehdb xn--80aswg xn--8y0a063a
-xn--90a3ac xn--90ae xn--90ais xn--9dbq2a xn--9et52u xn--9krt00a xn--b4w605ferd xn--bck1b9a5dre4c
-xn--c1avg xn--c2br7g xn--cck2b3b xn--cckwcxetd xn--cg4bki xn--clchc0ea0b2g2a9gcd xn--czr694b
-xn--czrs0t xn--czru2d xn--d1acj3b xn--d1alf xn--e1a4c xn--eckvdtc9d xn--efvy88h xn--fct429k
-xn--fhbei xn--fiq228c5hs xn--fiq64b xn--fiqs8s xn--fiqz9s xn--fjq720a xn--flw351e xn--fpcrj9c3d
-xn--fzc2c9e2c xn--fzys8d69uvgm xn--g2xx48c xn--gckr3f0f xn--gecrj9c xn--gk3at1e xn--h2breg3eve
-xn--h2brj9c xn--h2brj9c8c xn--hxt814e xn--i1b6b1a6a2e xn--imr513n xn--io0a7i xn--j1aef xn--j1amh
-xn--j6w193g xn--jlq480n2rg xn--jvr189m xn--kcrx77d1x4a xn--kprw13d xn--kpry57d xn--kput3i
-xn--l1acc xn--lgbbat1ad8j xn--mgb9awbf xn--mgba3a3ejt xn--mgba3a4f16a xn--mgba7c0bbn0a
-xn--mgbaam7a8h xn--mgbab2bd xn--mgbah1a3hjkrd xn--mgbai9azgqp6j xn--mgbayh7gpa xn--mgbbh1a
-xn--mgbbh1a71e xn--mgbc0a9azcg xn--mgbca7dzdo xn--mgbcpq6gpa1a xn--mgberp4a5d4ar xn--mgbgu82a
-xn--mgbi4ecexp xn--mgbpl2fh xn--mgbt3dhd xn--mgbtx2b xn--mgbx4cd0ab xn--mix891f xn--mk1bu44c
-xn--mxtq1m xn--ngbc5azd xn--ngbe9e0a xn--ngbrx xn--node xn--nqv7f xn--nqv7fs00ema xn--nyqy26a
-xn--o3cw4h xn--ogbpf8fl xn--otu796d xn--p1acf xn--p1ai xn--pgbs0dh xn--pssy2u xn--q7ce6a
-xn--q9jyb4c xn--qcka1pmc xn--qxa6a xn--qxam xn--rhqv96g xn--rovu88b xn--rvc1e0am3e xn--s9brj9c
-xn--ses554g xn--t60b56a xn--tckwe xn--tiq49xqyj xn--unup4y xn--vermgensberater-ctb
-xn--vermgensberatung-pwb xn--vhquv xn--vuq861b xn--w4r85el8fhu5dnra xn--w4rs40l xn--wgbh1c
-xn--wgbl6a xn--xhq521b xn--xkc2al3hye2a xn--xkc2dl3a5ee0h xn--y9a3aq xn--yfro4i67o xn--ygbi2ammx
-xn--zfr164b xxx xyz yachts yahoo yamaxun yandex ye yodobashi yoga yokohama you youtube yt yun za
-zappos zara zero zip zm zone zuerich zw
+restaurant review reviews rexroth rich richardli ricoh rightathome ril rio rip rmit ro rocher
+rocks rodeo rogers room rs rsvp ru rugby ruhr run rw rwe ryukyu sa saarland safe safety sakura
+sale salon samsclub samsung sandvik sandvikcoromant sanofi sap sapo sarl sas save saxo sb sbi
+sbs sc sca scb schaeffler schmidt scholarships school schule schwarz science scjohnson scor scot
+sd se search seat secure security seek select sener services ses seven sew sex sexy sfr sg sh
+shangrila sharp shaw shell shia shiksha shoes shop shopping shouji show showtime shriram si silk
+sina singles site sj sk ski skin sky skype sl sling sm smart smile sn sncf so soccer social
+softbank software sohu solar solutions song sony soy space spiegel sport spot spreadbetting sr
+srl srt ss st stada staples star starhub statebank statefarm statoil stc stcgroup stockholm
+storage store stream studio study style su sucks supplies supply support surf surgery suzuki sv
+swatch swiftcover swiss sx sy sydney symantec systems sz tab taipei talk taobao target
+tatamotors tatar tattoo tax taxi tc tci td tdk team tech technology tel telecity telefonica
+temasek tennis teva tf tg th thd theater theatre tiaa tickets tienda tiffany tips tires tirol tj
+tjmaxx tjx tk tkmaxx tl tm tmall tn to today tokyo tools top toray toshiba total tours town
+toyota toys tp tr trade trading training travel travelchannel travelers travelersinsurance trust
+trv tt tube tui tunes tushu tv tvs tw tz ua ubank ubs uconnect ug uk um unicom university uno
+uol ups us uy uz va vacations vana vanguard vc ve vegas ventures verisign versicherung vet vg vi
+viajes video vig viking villas vin vip virgin visa vision vista vistaprint viva vivo vlaanderen
+vn vodka volkswagen volvo vote voting voto voyage vu vuelos wales walmart walter wang wanggou
+warman watch watches weather weatherchannel webcam weber website wed wedding weibo weir wf
+whoswho wien wiki williamhill win windows wine winners wme wolterskluwer woodside work works
+world wow ws wtc wtf xbox xerox xfinity xihuan xin xperia xxx xyz yachts yahoo yamaxun yandex ye
+yodobashi yoga yokohama you youtube yt yun za zappos zara zero zip zippo zm zone zuerich zw
+vermögensberater vermögensberatung ελ ευ бг бел дети ею католик ком мкд мон москва онлайн орг
+рус рф сайт срб укр қаз հայ קום ابوظبي اتصالات ارامكو الاردن البحرين الجزائر السعودية العليان
+المغرب امارات ایران بارت بازار بيتك بھارت تونس سودان سورية شبكة عراق عرب عمان فلسطين قطر كاثوليك
+كوم مصر مليسيا موبايلي موريتانيا موقع همراه پاکستان ڀارت कॉम नेट भारत भारतम् भारोत संगठन বাংলা
+ভারত ভাৰত ਭਾਰਤ ભારત ଭାରତ இந்தியா இலங்கை சிங்கப்பூர் భారత్ ಭಾರತ ഭാരതം ලංකා คอม ไทย ລາວ გე みんな
+クラウド グーグル コム ストア セール ファッション ポイント 世界 中信 中国 中國 中文网 企业 佛山 信息 健康 八卦 公司 公益 台湾 台灣 商城 商店 商标 嘉里 嘉里大酒店 在线
+大众汽车 大拿 天主教 娱乐 家電 工行 广东 微博 慈善 我爱你 手机 手表 招聘 政务 政府 新加坡 新闻 时尚 書籍 机构 淡马锡 游戏 澳門 点看 珠宝 移动 组织机构 网址 网店
+网站 网络 联通 诺基亚 谷歌 购物 通販 集团 電訊盈科 飞利浦 食品 餐厅 香格里拉 香港 닷넷 닷컴 삼성 한국
 """
-_TLDS = [
-    label[4:].encode("ascii").decode("punycode") if label.startswith("xn--") else label
-    for label in _TLD_TABLE.split()
-]
-_CCTLDS = frozenset(t for t in _TLDS if len(t) == 2 and t.isascii())
-
-_TLD = rf"(?:(?:{_alternation(_TLDS)}){_TLD_END})"
-_ASCII_TLD = rf"(?:(?:{_alternation([t for t in _TLDS if t.isascii()])}){_TLD_END})"
+_TLD = rf"(?:(?:{_alternation(_TLD_TABLE.split())}){_TLD_END})"
 _EXTRACT_URL = re.compile(
     rf"(?P<before>{_PRECEDING})"
     rf"(?P<url>(?P<protocol>https?://)?"
@@ -553,7 +536,8 @@ _EXTRACT_URL = re.compile(
     re.IGNORECASE,
 )
 _TLD_AFTER_DOT = re.compile(rf"\.(?:{_TLD}|{_PUNYCODE})", re.IGNORECASE)
-_ASCII_DOMAIN = re.compile(rf"(?:[\-a-z0-9{_LATIN_ACCENTS}]+\.)+(?:{_ASCII_TLD}|{_PUNYCODE})", re.IGNORECASE)
+# ASCII labels, but any TLD of the list, as twitter-text's validAsciiDomain.
+_ASCII_DOMAIN = re.compile(rf"(?:[\-a-z0-9{_LATIN_ACCENTS}]+\.)+(?:{_TLD}|{_PUNYCODE})", re.IGNORECASE)
 
 _PICTOGRAPH = _char_class(_PICTOGRAPHS, without=_NEEDS_VS16)
 _SKIN_TONE = r"[\U0001f3fb-\U0001f3ff]"

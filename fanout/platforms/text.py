@@ -7,7 +7,9 @@ emoji and TLD tables this needs are embedded at the bottom of the module.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+import struct
 import unicodedata
 
 
@@ -54,8 +56,10 @@ def mention_count(s: str) -> int:
 
 # --- X (twitter-text v3, docs/platforms.md#x) ---------------------------------------------
 
-# Code point ranges that weigh 1 (scale 100, weight 100); everything else weighs 2.
-_X_LIGHT_RANGES = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
+# Code points that weigh 1 (scale 100, weight 100) are U+0000-U+10FF, U+2000-U+200D,
+# U+2010-U+201F and U+2032-U+2037; everything else weighs 2, surrogates included.
+_X_HEAVY = re.compile(r"[^\x00-\u10ff\u2000-\u200d\u2010-\u201f\u2032-\u2037]")
+_SURROGATE_PAIR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]")
 _X_URL_LENGTH = 23  # transformedURLLength
 _X_EMOJI_LENGTH = 2  # defaultWeight / scale
 
@@ -70,26 +74,32 @@ def x_weighted_length(s: str) -> int:
     checks it against the official twitter-text 3.1.0.
     """
     text = _nfc(s)
-    entities = {m.start(): (m.end(), _X_EMOJI_LENGTH) for m in _X_EMOJI.finditer(text)}
-    # twitter-text looks for a URL first at each index, then for an emoji.
-    # It skips as many characters as the URL's text has (see `_urls`).
-    entities.update({start: (start + len(url), _X_URL_LENGTH) for start, url in _urls(text)})
+    # twitter-text walks the JavaScript string: UTF-16 code units, where an astral code point
+    # is a surrogate pair (see `_utf16_units`). The emoji are found on code points (an emoji
+    # is whole pairs), then placed in units.
+    units = _utf16_units(text)
+    unit_at = _unit_offsets(text) if len(units) != len(text) else range(len(text) + 1)
+    entities = {unit_at[start]: (unit_at[end], _X_EMOJI_LENGTH) for start, end in _x_emoji_spans(text)}
+    # It looks for a URL first at each index, then for an emoji, and skips as many units as
+    # the URL's text has (see `_urls`); an entity starting inside a skipped one is lost.
+    entities.update({start: (start + len(url), _X_URL_LENGTH) for start, url in _urls(units)})
     total, i = 0, 0
-    while i < len(text):
-        if i in entities:
-            i, weight = entities[i]
-            total += weight
-            continue
-        cp = ord(text[i])
-        total += 1 if any(lo <= cp <= hi for lo, hi in _X_LIGHT_RANGES) else 2
-        i += 1
-    return total
+    for start in sorted(entities):
+        if start >= i:
+            end, weight = entities[start]
+            total += _x_plain_weight(units[i:start]) + weight
+            i = end
+    return total + _x_plain_weight(units[i:])
+
+
+def _x_plain_weight(units: str) -> int:
+    """The weight of UTF-16 units outside URLs and emoji: 1 or 2 each, but 2 for a pair."""
+    return len(units) + len(_X_HEAVY.findall(units)) - 2 * len(_SURROGATE_PAIR.findall(units))
 
 
 def extract_urls(s: str) -> list[str]:
     """The URLs twitter-text finds in `s` (after NFC), in order."""
-    text = _nfc(s)
-    return [url for _, url in _urls(text)]
+    return [_from_utf16_units(url) for _, url in _urls(_utf16_units(_nfc(s)))]
 
 
 def link_count(s: str) -> int:
@@ -102,6 +112,28 @@ def link_count(s: str) -> int:
 
 
 _SCHEME = re.compile(r"^https?://", re.IGNORECASE)
+
+
+def _utf16_units(text: str) -> str:
+    """`text` as JavaScript sees it: a character per UTF-16 code unit, surrogates for astral ones.
+
+    twitter-text's regexes have no `u` flag, so they match units: a character class takes
+    one half of a pair. It shows: "@😀-example.com" links "-example.com", the first half of
+    😀 taken as the character before the domain and the second as its first letter.
+    """
+    if text.isascii() or max(text) <= "\uffff":
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(map(chr, struct.unpack(f"<{len(data) // 2}H", data)))
+
+
+def _from_utf16_units(units: str) -> str:
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _unit_offsets(text: str) -> list[int]:
+    """For each code point index of `text` (and its end), the UTF-16 unit index."""
+    return list(itertools.accumulate((2 if ch > "\uffff" else 1 for ch in text), initial=0))
 
 
 # --- Threads (docs/platforms.md#threads) ---------------------------------------------------
@@ -133,12 +165,15 @@ def threads_length(s: str) -> int:
 # be any of the list ("ßgoogle.com.世界" links "google.com.世界" after the "ß" taken as the
 # preceding character; "例え.jp" links nothing, "http://例え.jp" does). twitter-text 3 links
 # a bare "name.<ccTLD>" too ("foo.jp", "a.ba"), where older versions took only .co and .tv.
-# Not covered: hosts that are IP addresses (twitter-text does not extract them either).
+# The patterns run on UTF-16 units and fold letter case as JavaScript does (`_utf16_units`,
+# `_caseless`). Not covered: hosts that are IP addresses (twitter-text extracts none either).
 # Deliberate differences, so that no text can make the regex slow (twitter-text's own regex
-# is quadratic on long runs of dotted words): a label is matched up to 63 characters only
-# (twitter-text matched longer ones and then dropped the URL), and a domain up to 32 labels
-# (real ones have a handful; a longer run of labels links only its last 32 here). Worst case
-# is then linear, about half a second for 50,000 characters of dotted words.
+# is quadratic on long runs of dotted words): a label is matched up to 126 units only (one
+# valid once punycoded has at most 63 code points; twitter-text matched longer ones, dropped
+# the URL and went on after it, where a shorter label inside the long one may link here),
+# and a domain up to 32 labels (real ones have a handful; a longer run of labels links only
+# its last 32 here). Worst case is then linear, under a second for 50,000 characters of
+# dotted words.
 
 _PUNCT = r"!'#%&'()*+,\\\-./:;<=>?@\[\]^_{|}~$"
 _SPACES = r"\t-\r \x85\xa0\u1680\u180e\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -152,26 +187,32 @@ _CYRILLIC = r"\u0400-\u04ff"
 
 _DC = rf"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"  # a domain character
 # Atomic groups: a label can only end at the next dot, so retrying shorter splits is waste.
-_SUBDOMAIN = rf"(?>(?:{_DC}(?:[_-]|{_DC}){{0,61}})?{_DC}\.)"
-_DOMAIN_NAME = rf"(?>(?:{_DC}(?:-|{_DC}){{0,61}})?{_DC}\.)"
-_PUNYCODE = r"(?:xn--[\-0-9a-z]+)"
+# A label up to 126 units: one that punycodes to 63 characters or fewer has no more code
+# points than that, and a code point is at most 2 units.
+_SUBDOMAIN = rf"(?>(?:{_DC}(?:[_-]|{_DC}){{0,124}})?{_DC}\.)"
+_DOMAIN_NAME = rf"(?>(?:{_DC}(?:-|{_DC}){{0,124}})?{_DC}\.)"
+_PUNYCODE = r"(?:[xX][nN]--[\-0-9a-zA-Z]+)"
 _TLD_END = r"(?=[^0-9a-zA-Z@+\-]|$)"
 
-_PATH_CHARS = rf"[a-z{_CYRILLIC}0-9!*';:=+,.$/%#\[\]\-\u2013_~@|&{_LATIN_ACCENTS}]"
+_PATH_CHARS = rf"[a-zA-Z{_CYRILLIC}0-9!*';:=+,.$/%#\[\]\-\u2013_~@|&{_LATIN_ACCENTS}]"
 _PARENS = rf"\((?:{_PATH_CHARS}+|(?:{_PATH_CHARS}*\({_PATH_CHARS}+\){_PATH_CHARS}*))\)"
-_PATH_END = rf"(?:[+\-a-z{_CYRILLIC}0-9=_#/{_LATIN_ACCENTS}]|{_PARENS})"
-_PATH = rf"(?:(?:{_PATH_CHARS}*(?:{_PARENS}{_PATH_CHARS}*)*{_PATH_END})|(?:@{_PATH_CHARS}+/))"
-_QUERY = r"\?[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
+_PATH_END = rf"[+\-a-zA-Z{_CYRILLIC}0-9=_#/{_LATIN_ACCENTS}]"
+# As twitter-text's regex has it once its parts are pasted together: a path segment ends in
+# one of `_PATH_END`, or is a parenthesised group alone ("x.com/!(a)" links "x.com/" only).
+_PATH = rf"(?:{_PATH_CHARS}*(?:{_PARENS}{_PATH_CHARS}*)*{_PATH_END}|{_PARENS}|@{_PATH_CHARS}+/)"
+_QUERY = r"\?[a-zA-Z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-zA-Z0-9\-_&=#/]"
 _PRECEDING = rf"(?:[^A-Za-z0-9@\uff20$#\uff03{_INVALID}]|[{_DIRECTIONAL}]|^)"
 
 _MAX_URL_LENGTH = 4096
 _MAX_TCO_SLUG_LENGTH = 40
-_TCO = re.compile(rf"https?://t\.co/(?P<slug>[a-z0-9]+)(?:{_QUERY})?", re.IGNORECASE)
+_HTTP = r"[hH][tT][tT][pP][sS]?://"
+_TCO = re.compile(rf"{_HTTP}[tT]\.[cC][oO]/(?P<slug>[a-zA-Z0-9]+)(?:{_QUERY})?")
 _BAD_BEFORE_BARE_DOMAIN = re.compile(r"[-_./]$")
 
 
-def _alternation(words: list[str]) -> str:
-    """A regex matching any of `words`, longest first, factored as a trie.
+def _alternation(words: list[str], char=re.escape) -> str:
+    """A regex matching any of `words`, longest first, factored as a trie; `char` gives the
+    pattern for one character.
 
     A flat alternation of 1,400 TLDs is tried branch by branch at every backtracking step;
     the trie costs a few steps, and its greedy optional groups still prefer "community" to
@@ -185,7 +226,7 @@ def _alternation(words: list[str]) -> str:
         node[""] = {}
 
     def pattern(node: dict) -> str:
-        branches = [re.escape(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
+        branches = [char(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
         if not branches:
             return ""
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
@@ -196,34 +237,48 @@ def _alternation(words: list[str]) -> str:
     return pattern(trie)
 
 
-def _to_ascii(domain: str) -> str | None:
-    """twitter-text's light IDNA check: each label 1..63 characters once punycoded."""
+def _caseless(ch: str) -> str:
+    """`ch` in either case as JavaScript's `i` flag (without `u`) takes it.
+
+    That is why no URL pattern is compiled with IGNORECASE: Python's would also take "ſ"
+    for "s", "K" (Kelvin) for "k", "İ" and "ı" for "i", which JavaScript never folds into
+    ASCII ("example.comı" is a URL to twitter-text, the "ı" after it).
+    """
+    if ch.isascii():
+        return f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() else re.escape(ch)
+    return f"(?i:{ch})" if ch.lower() != ch.upper() else ch
+
+
+def _is_valid_domain(domain: str) -> bool:
+    """twitter-text's light IDNA check (lib/idna.js): each label 1..63 characters once punycoded.
+
+    As its `punycode.toASCII` does, a label is cut again at the dots "。", "．" and "｡", each
+    part punycoded if not ASCII, the parts joined by ".".
+    """
     if domain[:4] == "xn--" and not _ASCII_DOMAIN.search(domain):
-        return None
-    labels = []
+        return False
     for label in domain.split("."):
-        try:
-            ascii_label = label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
-        except UnicodeError:
-            return None
+        parts = [_from_utf16_units(part) for part in _IDN_DOTS.split(label)]
+        ascii_label = ".".join(p if p.isascii() else "xn--" + p.encode("punycode").decode() for p in parts)
         if not 1 <= len(ascii_label) <= 63:
-            return None
-        labels.append(ascii_label)
-    return ".".join(labels)
+            return False
+    return True
+
+
+_IDN_DOTS = re.compile(r"[\u3002\uff0e\uff61]")
 
 
 def _urls(text: str) -> list[tuple[int, str]]:
-    """(start, URL) for each URL in `text`, which must be NFC already."""
+    """(start, URL) for each URL in `text`: NFC, in UTF-16 units (`_utf16_units`), as are the results."""
     if not _TLD_AFTER_DOT.search(text):  # no URL without one; spares most captions the regex
         return []
     urls: list[tuple[int, str]] = []
     for m in _EXTRACT_URL.finditer(text):
         url, protocol, domain, path = m.group("url", "protocol", "domain", "path")
         start, end = m.span("url")
-        ascii_domain = _to_ascii(domain)
-        if ascii_domain is None:
-            continue
-        if len(protocol or "https://") + len(url) + len(ascii_domain) - len(domain) > _MAX_URL_LENGTH:
+        # twitter-text means to count the domain punycoded here, but its toAscii gives the
+        # domain back as it was: the URL's own length is what counts.
+        if not _is_valid_domain(domain) or len(protocol or "https://") + len(url) > _MAX_URL_LENGTH:
             continue
         if protocol:
             tco = _TCO.match(url)
@@ -294,6 +349,16 @@ def _char_class(ranges: list[tuple[int, int]], without: tuple[int, ...] = ()) ->
         if lo <= hi:
             parts.append((lo, hi))
     return "[" + "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in parts) + "]"
+
+
+def _x_emoji_spans(text: str) -> list[tuple[int, int]]:
+    """`_X_EMOJI.finditer`'s spans, tried only where an emoji can start: most text has none."""
+    spans: list[tuple[int, int]] = []
+    for candidate in _X_EMOJI_START.finditer(text):
+        if not spans or candidate.start() >= spans[-1][1]:
+            if m := _X_EMOJI.match(text, candidate.start()):
+                spans.append(m.span())
+    return spans
 
 
 def _hex_sequence(codes: str) -> str:
@@ -527,17 +592,16 @@ vermögensberater vermögensberatung ελ ευ бг бел дети ею кат�
 大众汽车 大拿 天主教 娱乐 家電 工行 广东 微博 慈善 我爱你 手机 手表 招聘 政务 政府 新加坡 新闻 时尚 書籍 机构 淡马锡 游戏 澳門 点看 珠宝 移动 组织机构 网址 网店
 网站 网络 联通 诺基亚 谷歌 购物 通販 集团 電訊盈科 飞利浦 食品 餐厅 香格里拉 香港 닷넷 닷컴 삼성 한국
 """
-_TLD = rf"(?:(?:{_alternation(_TLD_TABLE.split())}){_TLD_END})"
+_TLD = rf"(?:(?:{_alternation(_TLD_TABLE.split(), char=_caseless)}){_TLD_END})"
 _EXTRACT_URL = re.compile(
     rf"(?P<before>{_PRECEDING})"
-    rf"(?P<url>(?P<protocol>https?://)?"
+    rf"(?P<url>(?P<protocol>{_HTTP})?"
     rf"(?P<domain>{_SUBDOMAIN}{{0,30}}{_DOMAIN_NAME}(?:{_TLD}|{_PUNYCODE}))"
-    rf"(?::[0-9]+)?(?P<path>/{_PATH}*)?(?:{_QUERY})?)",
-    re.IGNORECASE,
+    rf"(?::[0-9]+)?(?P<path>/{_PATH}*)?(?:{_QUERY})?)"
 )
-_TLD_AFTER_DOT = re.compile(rf"\.(?:{_TLD}|{_PUNYCODE})", re.IGNORECASE)
+_TLD_AFTER_DOT = re.compile(rf"\.(?:{_TLD}|{_PUNYCODE})")
 # ASCII labels, but any TLD of the list, as twitter-text's validAsciiDomain.
-_ASCII_DOMAIN = re.compile(rf"(?:[\-a-z0-9{_LATIN_ACCENTS}]+\.)+(?:{_TLD}|{_PUNYCODE})", re.IGNORECASE)
+_ASCII_DOMAIN = re.compile(rf"(?:[\-a-zA-Z0-9{_LATIN_ACCENTS}]+\.)+(?:{_TLD}|{_PUNYCODE})")
 
 _PICTOGRAPH = _char_class(_PICTOGRAPHS, without=_NEEDS_VS16)
 _SKIN_TONE = r"[\U0001f3fb-\U0001f3ff]"
@@ -644,3 +708,10 @@ _X_EMOJI = re.compile("|".join([
     _twemoji(_TWEMOJI_SINGLE),
     "\ufe0f",
 ]))
+# Where one can start: the first code points of the alternatives above.
+_X_EMOJI_START = re.compile(_char_class(
+    [r for t in (_TWEMOJI_GENDERED, _TWEMOJI_TEXT_DEFAULT, _TWEMOJI_TEXT_DEFAULT_TONED, _TWEMOJI_TONED,
+                 _TWEMOJI_SINGLE) for r in _parse_ranges(t)]
+    + [(int(codes[:codes.index("-")], 16),) * 2 for codes in _TWEMOJI_SEQUENCES.split()]
+    + [(ord(c), ord(c)) for c in "#*0123456789\xa9\xae\u2122\u265f\ufe0f"]
+))

@@ -40,7 +40,8 @@ PIECES = [
     # emoji: ZWJ sequences, presentation selectors, keycaps, flags, skin tones
     "👨\u200d👩\u200d👧", "👨\u200d👩\u200d👧\u200d👦", "🏳\ufe0f\u200d🌈", "😀", "❤\ufe0f", "❤",
     "❤\ufe0e", "1\ufe0f\u20e3", "1\u20e3", "🇫🇷", "🇫",
-    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "👍🏽", "🏽", "©", "©\ufe0f", "™\ufe0f", "🥱", "🧑\u200d💻",
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "👍🏽", "🏽", "©", "©\ufe0f", "™\ufe0f",
+    "🥱", "🧑\u200d💻",
     # lone joiners, selectors and combining marks
     ZWJ, VS16, VS15, ACUTE, DIAERESIS, "e\u0301", "A\u030a",
     # CJK, Hangul, kana
@@ -78,6 +79,20 @@ HARD_CASES = [
     "世界", "한국어", "\u10ff\u1100", "\u2000\u200d\u200e", "\u2010\u201f\u2020", "\u2032\u2037\u2038",
     # invalid characters (valid: false)
     "a\ufffe", "\ufeff", "a\uffff",
+    # JavaScript's UTF-16: the half of an astral character before a domain is the character
+    # before it, the other half the domain's first letter; a lone surrogate; a URL's length
+    # skipped in units, landing inside a pair
+    "@😀-example.com", "#😀-日本語t.co", "\ud83dexample.com", "a\udc00",
+    "👍🏽🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f👨\u200d👩\u200d👧🏳\ufe0f\u200d🌈🇫🇷foo.co.jp",
+    "foo.co.jp😀😀.jp/x", "foo.co.jp例😀.jp/xy", "foo.co.jp例え.jp/한국어",
+    # letter case as JavaScript's regexes fold it (never "ı", "İ", "ſ" or "K" into ASCII)
+    "example.comı", "İexample.com", "ſ.co", "x.coſ", "K.com", "www.ı.com", "example.Com",
+    "EXAMPLE.РФ", "HTTPS://EXAMPLE.COM/ABC", "hTtP://t.CO/AbC?x=1", "XN--ls8h.la",
+    # paths: parentheses, "@user/", a query; the ideographic full stop in a label; the length cap
+    "x.com/!(a)", "t.co/(a)", "x.com/a(b)c", "x.com/(a(b)c)d", "x.com/@user/", "x.com?q=(a)",
+    "http://" + "a" * 57 + "。b.com", "http://例え。jp",
+    "https://例え.jp/" + "a" * (4088 - len("https://例え.jp/")),
+    "https://例え.jp/" + "a" * (4089 - len("https://例え.jp/")),
 ]
 
 
@@ -114,7 +129,8 @@ def main(node_dir: str) -> None:
             sys.exit(f"{node_dir} has {name} {version}, not {wanted}")
     texts = list(dict.fromkeys(HARD_CASES + random_strings(RANDOM_STRINGS, SEED)))
     result = subprocess.run(
-        ["node", "-e", NODE], cwd=node_dir, input=json.dumps(texts), capture_output=True, text=True, check=True,
+        ["node", "-e", NODE], cwd=node_dir, input=json.dumps(texts),
+        capture_output=True, text=True, check=True,
     )
     cases = json.loads(result.stdout)
     with OUT.open("w", encoding="utf-8") as f:

@@ -396,7 +396,7 @@ class _Posting:
         if not self.step.per_minute(f"tiktok:creator_info:{self.job.user_id}", CREATOR_INFO_PER_MINUTE):
             raise _Stop(failed(RATE, f"{TITLE} allows {CREATOR_INFO_PER_MINUTE} creator-info reads a minute per "
                                      "account, and they are used up"))
-        body = self.call("creator_info/query/", {})
+        body = self.call("post/publish/creator_info/query/", {})
         data = body.get("data") if isinstance(body.get("data"), dict) else {}
         if data.get("creator_username"):
             self.state["username"] = str(data["creator_username"])

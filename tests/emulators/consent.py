@@ -2,7 +2,9 @@
 what every emulator's OAuth shares (tests/emulators/README.md)."""
 from __future__ import annotations
 
+import dataclasses
 import html
+from collections.abc import Callable
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from .wire import Response
@@ -36,3 +38,12 @@ def error_page(message: str) -> Response:
     """What authorize shows a browser for a request it cannot send back to a redirect URI [U]."""
     page = f"<!doctype html><title>Something went wrong</title><p>{html.escape(message)}</p>"
     return Response(400, page.encode("utf-8"), {"Content-Type": "text/html; charset=utf-8"})
+
+
+def revoke_where(tokens: dict, which: Callable) -> int:
+    """Mark revoked the tokens (frozen dataclasses with `value` and `revoked`) of `tokens`
+    that `which` picks; answers how many were not revoked yet. Under the emulator's lock."""
+    hit = [t for t in tokens.values() if which(t) and not t.revoked]
+    for token in hit:
+        tokens[token.value] = dataclasses.replace(token, revoked=True)
+    return len(hit)

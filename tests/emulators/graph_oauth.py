@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .base import Rule
-from .consent import Consent, with_query
+from .consent import Consent, revoke_where, with_query
 from .graph import GraphError, error_body, unknown_object
 from .wire import Refusal, Request, Response
 
@@ -86,10 +86,7 @@ class GraphOAuth(Consent):
         """Every token of the user (default: the consenting one) stops working."""
         uid = str(user_id or self._consenting)
         with self.lock:
-            revoked = [t for t in self._tokens.values() if t.user_id == uid and not t.revoked]
-            for token in revoked:
-                self._tokens[token.value] = dataclasses.replace(token, revoked=True)
-            return len(revoked)
+            return revoke_where(self._tokens, lambda t: t.user_id == uid)
 
     def fail_refresh(self, times: int | None = 1) -> Rule:
         """The next refreshes answer 190/460 (the token is refused) and change nothing."""

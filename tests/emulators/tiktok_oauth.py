@@ -8,7 +8,7 @@ import datetime as dt
 import secrets
 from collections.abc import Iterable
 
-from .consent import Consent, error_page, with_query
+from .consent import Consent, error_page, revoke_where, with_query
 from .wire import Request, Response
 from .tiktok_state import ApiError, Code, OAuthError, Token
 
@@ -40,7 +40,7 @@ class TikTokOAuth(Consent):
         """Every token of the user (default: the consenting one) stops working; answers how many did."""
         uid = str(open_id or self._consenting)
         with self.lock:
-            return self._revoke(lambda t: t.open_id == uid)
+            return revoke_where(self._tokens, lambda t: t.open_id == uid)
 
     def set_token_lifetimes(self, access: float = 86400, refresh: float = 31536000) -> None:
         """The lifetimes (seconds) of tokens issued from now."""
@@ -102,7 +102,7 @@ class TikTokOAuth(Consent):
                 raise OAuthError("invalid_request", "token is required.", now)
             token = self._tokens.get(p["token"])
             if token is not None:
-                self._revoke(lambda t: t.open_id == token.open_id)
+                revoke_where(self._tokens, lambda t: t.open_id == token.open_id)
         return Response.json(200, {})
 
     # --- grants -------------------------------------------------------------------------------
@@ -137,13 +137,6 @@ class TikTokOAuth(Consent):
         refresh = Token("rft." + secrets.token_urlsafe(48), "refresh", open_id, scopes, now + self.refresh_ttl)
         self._tokens.update({access.value: access, refresh.value: refresh})
         return access, refresh
-
-    def _revoke(self, which) -> int:
-        """Revoke the tokens `which` picks. Under the lock."""
-        hit = [t for t in self._tokens.values() if which(t) and not t.revoked]
-        for token in hit:
-            self._tokens[token.value] = dataclasses.replace(token, revoked=True)
-        return len(hit)
 
     # --- the check of every API call ----------------------------------------------------------
 

@@ -72,8 +72,8 @@ class TikTokPosting:
             self.moderation_seconds = float(moderation_seconds)
 
     def set_verified(self, domains: Iterable[str] = (), prefixes: Iterable[str] = ()) -> None:
-        """The domains (each with its subdomains) and URL prefixes PULL_FROM_URL may use, in
-        place of those before."""
+        """The hosts (exactly: not their subdomains [U]) and URL prefixes PULL_FROM_URL may
+        use, in place of those before."""
         self.verified_domains = tuple(d.lower().strip(".") for d in domains)
         self.verified_prefixes = tuple(prefixes)
 
@@ -114,11 +114,7 @@ class TikTokPosting:
             "max_video_post_duration_sec": user.max_video_post_duration_sec}, now))
 
     def _video_init(self, request: Request) -> Response:
-        with self.lock:
-            token, now = self._api(request, "video_init")
-        body = _object(request.json, "The body", now)
-        post_info = _object(body.get("post_info"), "post_info", now)
-        source_info = _object(body.get("source_info"), "source_info", now)
+        token, now, body, post_info, source_info = self._init_request(request, "video_init")
         source = source_info.get("source")
         if source not in (FILE_UPLOAD, PULL_FROM_URL):
             raise _invalid(f"source_info.source must be {FILE_UPLOAD} or {PULL_FROM_URL}.", now)
@@ -137,8 +133,8 @@ class TikTokPosting:
                 publish.video_url = video_url
                 data = {"publish_id": publish_id}
             else:
-                publish.upload = Upload(str(next(self._ids)), secrets.token_urlsafe(24), publish_id, token.open_id, *sizes,
-                                        expires_at=now + UPLOAD_URL_TTL)
+                publish.upload = Upload(str(next(self._ids)), secrets.token_urlsafe(24), publish_id, token.open_id,
+                                        *sizes, expires_at=now + UPLOAD_URL_TTL)
                 self._uploads[publish.upload.upload_id] = publish.upload
                 data = {"publish_id": publish_id, "upload_url": "https://open-upload.tiktokapis.com/video/?upload_id="
                         f"{publish.upload.upload_id}&upload_token={publish.upload.upload_token}"}
@@ -148,11 +144,7 @@ class TikTokPosting:
 
     def _content_init(self, request: Request) -> Response:
         """A photo post, DIRECT_POST from verified URLs (the only kind emulated)."""
-        with self.lock:
-            token, now = self._api(request, "content_init")
-        body = _object(request.json, "The body", now)
-        post_info = _object(body.get("post_info"), "post_info", now)
-        source_info = _object(body.get("source_info"), "source_info", now)
+        token, now, body, post_info, source_info = self._init_request(request, "content_init")
         if body.get("media_type") != "PHOTO":
             raise _invalid("media_type must be PHOTO.", now)
         if body.get("post_mode") != "DIRECT_POST":
@@ -235,6 +227,15 @@ class TikTokPosting:
         hits.append(now)
         return token, now
 
+    def _init_request(self, request: Request, endpoint: str) -> tuple[Token, dt.datetime, dict, dict, dict]:
+        """An init's token and time (see `_api`), then its body, `post_info` and `source_info`,
+        each a JSON object."""
+        with self.lock:
+            token, now = self._api(request, endpoint)
+        body = _object(request.json, "The body", now)
+        return (token, now, body, _object(body.get("post_info"), "post_info", now),
+                _object(body.get("source_info"), "source_info", now))
+
     def _options(self, user: TikTokUser) -> tuple[str, ...]:
         return ("SELF_ONLY",) if self.unaudited else user.privacy_level_options
 
@@ -262,8 +263,7 @@ class TikTokPosting:
             parts = urlsplit(url) if isinstance(url, str) else None
             if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
                 raise _invalid(f"{url!r} is not an http(s) URL.", now)
-            host = parts.hostname.lower()
-            if not (any(host == d or host.endswith("." + d) for d in self.verified_domains)
+            if not (parts.hostname.lower() in self.verified_domains
                     or any(url.startswith(prefix) for prefix in self.verified_prefixes)):
                 raise ApiError(403, "url_ownership_unverified", f"The domain or URL prefix of {url} is not "
                                "verified for this app.", now)

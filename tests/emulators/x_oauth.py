@@ -12,7 +12,7 @@ import re
 import secrets
 from collections.abc import Iterable
 
-from .consent import Consent, error_page, with_query
+from .consent import Consent, error_page, revoke_where, with_query
 from .wire import Request, Response
 from .x_state import Code, Token, forbidden, oauth_error, unauthorized
 
@@ -62,7 +62,7 @@ class XOAuth(Consent):
         working; answers how many did."""
         uid = str(user_id or self._consenting)
         with self.lock:
-            return self._revoke(lambda t: t.user_id == uid)
+            return revoke_where(self._tokens, lambda t: t.user_id == uid)
 
     # --- handlers -----------------------------------------------------------------------------
 
@@ -114,7 +114,7 @@ class XOAuth(Consent):
         if not value:
             raise oauth_error(400, "invalid_request", BAD_TOKEN)
         with self.lock:
-            self._revoke(lambda t: t.value == value)  # an unknown token is revoked too (RFC 7009) [U]
+            revoke_where(self._tokens, lambda t: t.value == value)  # an unknown token is revoked too (RFC 7009) [U]
         return Response.json(200, {"revoked": True})
 
     # --- grants -------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ class XOAuth(Consent):
         if old is None or old.kind != "refresh" or old.revoked or self.clock.now() >= old.expires_at:
             raise oauth_error(400, "invalid_request", BAD_TOKEN)
         if old.rotated:
-            self._revoke(lambda t: t.family == old.family)
+            revoke_where(self._tokens, lambda t: t.family == old.family)
             raise oauth_error(400, "invalid_request", BAD_TOKEN)
         self._tokens[old.value] = dataclasses.replace(old, rotated=True)
         return self._grant(old.user_id, old.scopes, old.family)
@@ -163,13 +163,6 @@ class XOAuth(Consent):
         refresh = Token(secrets.token_urlsafe(48), "refresh", user_id, scopes, family, now, now + REFRESH_TTL)
         self._tokens[refresh.value] = refresh
         return access, refresh
-
-    def _revoke(self, which) -> int:
-        """Revoke the tokens `which` picks. Under the lock."""
-        hit = [t for t in self._tokens.values() if which(t) and not t.revoked]
-        for token in hit:
-            self._tokens[token.value] = dataclasses.replace(token, revoked=True)
-        return len(hit)
 
     # --- the check of every API call ----------------------------------------------------------
 

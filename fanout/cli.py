@@ -20,6 +20,12 @@ from .plans import PLANS
 from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
 from .settings import Settings, SettingsError, sqlite_path
 from .supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
+
+# Seconds an idle worker thread waits between two looks at the SQLite queue. Huey's default
+# backs off to 10 s, so the first post after a quiet spell waited seconds; a look is one
+# indexed `select 1 ... limit 1` without a lock (bench/README.md has its CPU cost). A Redis
+# queue blocks on BRPOP instead and never polls.
+IDLE_POLL = 0.05
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")
@@ -185,7 +191,8 @@ def cmd_worker(args, settings):
 
     # Webhook attempts run on the lane's threads, so publishing never waits behind them.
     rt.lane = threaded_lane(rt).start()
-    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True, shutdown_timeout=WORKER_GRACE)
+    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True,
+                                        shutdown_timeout=WORKER_GRACE, max_delay=IDLE_POLL)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
     # its lease: the sweeper takes its target back.

@@ -60,6 +60,12 @@ class Settings:
     instagram_container_window: int = 86400
     # The version of Instagram's Graph API the adapter calls (`v25.0`): FANOUT_GRAPH_API_VERSION.
     graph_api_version: str = "v25.0"
+    # TikTok (README "TikTok"): the privacy level posts ask for (None: the most public the
+    # creator offers), the media hosts or URL prefixes verified with TikTok for PULL_FROM_URL,
+    # and how videos go: auto (pull from a verified host, else upload), pull, or file.
+    tiktok_privacy_level: str | None = None
+    tiktok_verified_domains: tuple[str, ...] = ()
+    tiktok_upload_method: str = "auto"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -93,6 +99,7 @@ class Settings:
                 "FANOUT_INSTAGRAM_CONTAINER_WINDOW", env.get("FANOUT_INSTAGRAM_CONTAINER_WINDOW", ""), 86400, "seconds",
                 86400),
             graph_api_version=_graph_api_version(env.get("FANOUT_GRAPH_API_VERSION", "")),
+            **_tiktok(env),
         )
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
@@ -184,6 +191,30 @@ def _platform_apps(env: Mapping[str, str]) -> dict[str, App]:
         if client_id:
             apps[name] = App(client_id, secret)
     return apps
+
+
+TIKTOK_PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
+TIKTOK_UPLOAD_METHODS = ("auto", "pull", "file")
+
+
+def _tiktok(env: Mapping[str, str]) -> dict:
+    privacy = env.get("FANOUT_TIKTOK_PRIVACY_LEVEL", "").strip().upper() or None
+    if privacy is not None and privacy not in TIKTOK_PRIVACY_LEVELS:
+        raise SettingsError(f"FANOUT_TIKTOK_PRIVACY_LEVEL must be one of {', '.join(TIKTOK_PRIVACY_LEVELS)}, "
+                            f"not {env['FANOUT_TIKTOK_PRIVACY_LEVEL']!r}")
+    method = env.get("FANOUT_TIKTOK_UPLOAD_METHOD", "").strip().lower() or "auto"
+    if method not in TIKTOK_UPLOAD_METHODS:
+        raise SettingsError(f"FANOUT_TIKTOK_UPLOAD_METHOD must be auto, pull or file, not "
+                            f"{env['FANOUT_TIKTOK_UPLOAD_METHOD']!r}")
+    verified = []
+    for entry in filter(None, (e.strip() for e in env.get("FANOUT_TIKTOK_VERIFIED_DOMAINS", "").split(","))):
+        # A domain (media.example.com) or a URL prefix (https://cdn.example.com/videos/).
+        parts = urlsplit(entry if "://" in entry else f"https://{entry}")
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+            raise SettingsError(f"FANOUT_TIKTOK_VERIFIED_DOMAINS: {entry!r} is neither a domain nor a URL prefix")
+        verified.append(entry.lower() if "://" not in entry else entry)
+    return {"tiktok_privacy_level": privacy, "tiktok_upload_method": method,
+            "tiktok_verified_domains": tuple(verified)}
 
 
 def _platform_hosts(value: str) -> dict[str, str]:

@@ -59,6 +59,7 @@ class RecordingStep:
     outbound: object = None  # fanout.outbound.Outbound, for adapters that fetch media themselves
     # (since, workspace) -> how many posts the engine would count (base.Step.published).
     recent: object = None
+    minute: dict = field(default_factory=dict)  # per_minute's log, by key
 
     def now(self) -> dt.datetime:
         return self.clock()
@@ -68,6 +69,16 @@ class RecordingStep:
 
     def published(self, since: dt.datetime, *, workspace: bool = False) -> int:
         return self.recent(since, workspace) if self.recent else 0
+
+    def per_minute(self, key: str, limit: int) -> bool:
+        """Calls counted per key over the step's clock, as the engine's limiter would."""
+        now = self.clock()
+        log = self.minute.setdefault(key, [])
+        log[:] = [t for t in log if t > now - dt.timedelta(seconds=60)]
+        if len(log) >= limit:
+            return False
+        log.append(now)
+        return True
 
     def save(self, state) -> None:
         self.saved.append(json.loads(json.dumps(dict(state))))

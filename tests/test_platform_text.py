@@ -191,10 +191,13 @@ def test_x_empty_text_weighs_nothing():
         ("皆さん見てください！ http://google.com", ["http://google.com"]),
         # TT-EXTRACT "Extract URLs without protocol on ccTLD with slash"
         ("t.co/abcde bit.ly/abcde", ["t.co/abcde", "bit.ly/abcde"]),
-        # TT-EXTRACT "Extract URLs without protocol not on (com|org|edu|gov|net) domains"
+        # TT-EXTRACT "Extract URLs without protocol not on (com|org|edu|gov|net) domains", but
+        # with the bare "foo.jp" the conformance file leaves out: twitter-text 3.1.0 from npm
+        # links it, having dropped the older rule that only .co and .tv short domains link
+        # (tests/data/twitter_text_v3.json: "foo.jp" weighs 23), and X counts as 3.1.0 does.
         (
             "foo.baz foo.co.jp www.xxxxxxx.baz www.foo.co.uk wwwww.xxxxxxx foo.comm foo.somecom foo.govedu foo.jp",
-            ["foo.co.jp", "www.foo.co.uk"],
+            ["foo.co.jp", "www.foo.co.uk", "foo.jp"],
         ),
         # TT-EXTRACT "Extract URLs with protocol on ccTLD domains"
         ("http://foo.jp http://fooooo.jp", ["http://foo.jp", "http://fooooo.jp"]),

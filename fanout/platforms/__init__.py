@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from . import instagram, threads, x
+from . import instagram, threads, tiktok, x
 from .rules import RULES, PlatformRules
 
 
@@ -35,7 +35,7 @@ REGISTRY: dict[str, Platform] = {
     for p in (
         Platform("instagram", "Instagram", adapter=instagram),
         Platform("threads", "Threads", adapter=threads),
-        Platform("tiktok", "TikTok"),
+        Platform("tiktok", "TikTok", adapter=tiktok),
         Platform("x", "X", adapter=x),
     )
 }

@@ -111,6 +111,12 @@ class AuthFailed(Exception):
         self.reason = reason
 
 
+class ClientRefused(Exception):
+    """The platform refused this server's app credentials (FANOUT_<P>_CLIENT_ID/SECRET): a
+    setting to fix, not the account's fault, so a refresh is tried again later and the
+    account stays active (fanout/tasks/tokens.py treats it as transient)."""
+
+
 class AccountNotEligible(AuthFailed):
     """The platform granted access, but to an account that cannot publish through its API
     (an Instagram personal account): the connect flow ends with `account_not_eligible`."""
@@ -153,6 +159,10 @@ class Step(Protocol):
     def published(self, since: _dt.datetime, *, workspace: bool = False) -> int:
         """Targets on this platform published since `since` by this account, or with
         `workspace` by every account of the workspace (a platform's per-window caps)."""
+
+    def per_minute(self, key: str, limit: int) -> bool:
+        """Count one call against a per-minute limit shared by every worker (a platform's
+        per-token limits); False, counting nothing, when `limit` calls lie in the last 60 s."""
 
 
 class LeaseLost(Exception):

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 RAW_LIMIT = 500
 
 # The target error codes a row may answer (openapi.yaml, TargetErrorCode).
-AUTH, RATE, MEDIA, DOWNLOAD, CAPTION, EXPIRED, UNKNOWN = (
+AUTH, RATE, MEDIA, DOWNLOAD, CAPTION, EXPIRED, UNKNOWN, UNVERIFIED = (
     "platform_auth_expired", "platform_rate_limited", "platform_rejected_media", "media_download_failed",
-    "caption_too_long", "container_expired", "unknown_platform_error",
+    "caption_too_long", "container_expired", "unknown_platform_error", "url_ownership_unverified",
 )
 
 

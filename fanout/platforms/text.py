@@ -7,7 +7,9 @@ emoji and TLD tables this needs are embedded at the bottom of the module.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+import struct
 import unicodedata
 
 
@@ -54,8 +56,10 @@ def mention_count(s: str) -> int:
 
 # --- X (twitter-text v3, docs/platforms.md#x) ---------------------------------------------
 
-# Code point ranges that weigh 1 (scale 100, weight 100); everything else weighs 2.
-_X_LIGHT_RANGES = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
+# Code points that weigh 1 (scale 100, weight 100) are U+0000-U+10FF, U+2000-U+200D,
+# U+2010-U+201F and U+2032-U+2037; everything else weighs 2, surrogates included.
+_X_HEAVY = re.compile(r"[^\x00-\u10ff\u2000-\u200d\u2010-\u201f\u2032-\u2037]")
+_SURROGATE_PAIR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]")
 _X_URL_LENGTH = 23  # transformedURLLength
 _X_EMOJI_LENGTH = 2  # defaultWeight / scale
 
@@ -63,31 +67,39 @@ _X_EMOJI_LENGTH = 2  # defaultWeight / scale
 def x_weighted_length(s: str) -> int:
     """twitter-text v3 `weightedLength`, the number X's 280 limit applies to.
 
-    NFC first; each URL `extract_urls` finds counts 23, whatever its length; each emoji
-    (ZWJ sequences, skin tones, flags, keycaps and tag flags included) counts 2; any other
-    code point counts 1 inside the config's ranges (Latin, Greek, Cyrillic, Hebrew, Arabic,
-    ..., some punctuation) and 2 outside them (CJK, Hangul syllables, astral planes, ...).
+    NFC first; each URL `extract_urls` finds counts 23, whatever its length; each emoji of
+    twemoji-parser 11's list counts 2 (see `_X_EMOJI`); any other code point counts 1 inside
+    the config's ranges (Latin, Greek, Cyrillic, Hebrew, Arabic, ..., some punctuation) and 2
+    outside them (CJK, Hangul syllables, astral planes, ...). tests/test_x_text_reference.py
+    checks it against the official twitter-text 3.1.0.
     """
     text = _nfc(s)
-    entities = {start: (end, _X_EMOJI_LENGTH) for start, end in _emoji_spans(text)}
-    # twitter-text looks for a URL first at each index, then for an emoji.
-    entities.update({start: (end, _X_URL_LENGTH) for start, end in _url_spans(text)})
+    # twitter-text walks the JavaScript string: UTF-16 code units, where an astral code point
+    # is a surrogate pair (see `_utf16_units`). The emoji are found on code points (an emoji
+    # is whole pairs), then placed in units.
+    units = _utf16_units(text)
+    unit_at = _unit_offsets(text) if len(units) != len(text) else range(len(text) + 1)
+    entities = {unit_at[start]: (unit_at[end], _X_EMOJI_LENGTH) for start, end in _x_emoji_spans(text)}
+    # It looks for a URL first at each index, then for an emoji, and skips as many units as
+    # the URL's text has (see `_urls`); an entity starting inside a skipped one is lost.
+    entities.update({start: (start + len(url), _X_URL_LENGTH) for start, url in _urls(units)})
     total, i = 0, 0
-    while i < len(text):
-        if i in entities:
-            i, weight = entities[i]
-            total += weight
-            continue
-        cp = ord(text[i])
-        total += 1 if any(lo <= cp <= hi for lo, hi in _X_LIGHT_RANGES) else 2
-        i += 1
-    return total
+    for start in sorted(entities):
+        if start >= i:
+            end, weight = entities[start]
+            total += _x_plain_weight(units[i:start]) + weight
+            i = end
+    return total + _x_plain_weight(units[i:])
+
+
+def _x_plain_weight(units: str) -> int:
+    """The weight of UTF-16 units outside URLs and emoji: 1 or 2 each, but 2 for a pair."""
+    return len(units) + len(_X_HEAVY.findall(units)) - 2 * len(_SURROGATE_PAIR.findall(units))
 
 
 def extract_urls(s: str) -> list[str]:
     """The URLs twitter-text finds in `s` (after NFC), in order."""
-    text = _nfc(s)
-    return [text[start:end] for start, end in _url_spans(text)]
+    return [_from_utf16_units(url) for _, url in _urls(_utf16_units(_nfc(s)))]
 
 
 def link_count(s: str) -> int:
@@ -100,6 +112,28 @@ def link_count(s: str) -> int:
 
 
 _SCHEME = re.compile(r"^https?://", re.IGNORECASE)
+
+
+def _utf16_units(text: str) -> str:
+    """`text` as JavaScript sees it: a character per UTF-16 code unit, surrogates for astral ones.
+
+    twitter-text's regexes have no `u` flag, so they match units: a character class takes
+    one half of a pair. It shows: "@😀-example.com" links "-example.com", the first half of
+    😀 taken as the character before the domain and the second as its first letter.
+    """
+    if text.isascii() or max(text) <= "\uffff":
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(map(chr, struct.unpack(f"<{len(data) // 2}H", data)))
+
+
+def _from_utf16_units(units: str) -> str:
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _unit_offsets(text: str) -> list[int]:
+    """For each code point index of `text` (and its end), the UTF-16 unit index."""
+    return list(itertools.accumulate((2 if ch > "\uffff" else 1 for ch in text), initial=0))
 
 
 # --- Threads (docs/platforms.md#threads) ---------------------------------------------------
@@ -122,18 +156,24 @@ def threads_length(s: str) -> int:
 #
 # Covered as twitter-text (js/src, v3) does it: http(s) URLs and bare domains. A domain is
 # labels of letters and digits of any script with inner "-" (and "_" before the last label),
-# ending in a known TLD (the IANA list below, IDN TLDs in Unicode form too) or any punycode
-# "xn--" TLD; then an optional port, path (balanced parentheses allowed, trailing punctuation
-# left out) and query. A t.co URL stops after its slug. A label over 63 characters once
-# punycoded, or a URL over 4096 characters, is no URL. Bare domains: only their ASCII part
-# links ("例え.jp" is no URL, "http://例え.jp" is), not after "-", "_", "." or "/", and a bare
-# "name.<ccTLD>" without a path only for .co and .tv ("t.co" yes, "foo.jp" no, "foo.co.jp" yes).
-# Not covered: hosts that are IP addresses (twitter-text does not extract them either).
+# ending in a TLD of twitter-text's own list (below: not today's IANA list, for the count to
+# agree with twitter-text's) or any punycode "xn--" TLD; then an optional port, path
+# (balanced parentheses allowed, trailing punctuation left out) and query. A t.co URL stops
+# after its slug. A label over 63 characters once punycoded, or a URL over 4096 characters,
+# is no URL. Bare domains (no scheme), never after "-", "_", "." or "/": only the runs of
+# ASCII labels (Latin accented letters count as ASCII) before a TLD link, and that TLD may
+# be any of the list ("ßgoogle.com.世界" links "google.com.世界" after the "ß" taken as the
+# preceding character; "例え.jp" links nothing, "http://例え.jp" does). twitter-text 3 links
+# a bare "name.<ccTLD>" too ("foo.jp", "a.ba"), where older versions took only .co and .tv.
+# The patterns run on UTF-16 units and fold letter case as JavaScript does (`_utf16_units`,
+# `_caseless`). Not covered: hosts that are IP addresses (twitter-text extracts none either).
 # Deliberate differences, so that no text can make the regex slow (twitter-text's own regex
-# is quadratic on long runs of dotted words): a label is matched up to 63 characters only
-# (twitter-text matched longer ones and then dropped the URL), and a domain up to 32 labels
-# (real ones have a handful; a longer run of labels links only its last 32 here). Worst case
-# is then linear, about half a second for 50,000 characters of dotted words.
+# is quadratic on long runs of dotted words): a label is matched up to 126 units only (one
+# valid once punycoded has at most 63 code points; twitter-text matched longer ones, dropped
+# the URL and went on after it, where a shorter label inside the long one may link here),
+# and a domain up to 32 labels (real ones have a handful; a longer run of labels links only
+# its last 32 here). Worst case is then linear, under a second for 50,000 characters of
+# dotted words.
 
 _PUNCT = r"!'#%&'()*+,\\\-./:;<=>?@\[\]^_{|}~$"
 _SPACES = r"\t-\r \x85\xa0\u1680\u180e\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -147,27 +187,32 @@ _CYRILLIC = r"\u0400-\u04ff"
 
 _DC = rf"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"  # a domain character
 # Atomic groups: a label can only end at the next dot, so retrying shorter splits is waste.
-_SUBDOMAIN = rf"(?>(?:{_DC}(?:[_-]|{_DC}){{0,61}})?{_DC}\.)"
-_DOMAIN_NAME = rf"(?>(?:{_DC}(?:-|{_DC}){{0,61}})?{_DC}\.)"
-_PUNYCODE = r"(?:xn--[\-0-9a-z]+)"
+# A label up to 126 units: one that punycodes to 63 characters or fewer has no more code
+# points than that, and a code point is at most 2 units.
+_SUBDOMAIN = rf"(?>(?:{_DC}(?:[_-]|{_DC}){{0,124}})?{_DC}\.)"
+_DOMAIN_NAME = rf"(?>(?:{_DC}(?:-|{_DC}){{0,124}})?{_DC}\.)"
+_PUNYCODE = r"(?:[xX][nN]--[\-0-9a-zA-Z]+)"
 _TLD_END = r"(?=[^0-9a-zA-Z@+\-]|$)"
 
-_PATH_CHARS = rf"[a-z{_CYRILLIC}0-9!*';:=+,.$/%#\[\]\-\u2013_~@|&{_LATIN_ACCENTS}]"
+_PATH_CHARS = rf"[a-zA-Z{_CYRILLIC}0-9!*';:=+,.$/%#\[\]\-\u2013_~@|&{_LATIN_ACCENTS}]"
 _PARENS = rf"\((?:{_PATH_CHARS}+|(?:{_PATH_CHARS}*\({_PATH_CHARS}+\){_PATH_CHARS}*))\)"
-_PATH_END = rf"(?:[+\-a-z{_CYRILLIC}0-9=_#/{_LATIN_ACCENTS}]|{_PARENS})"
-_PATH = rf"(?:(?:{_PATH_CHARS}*(?:{_PARENS}{_PATH_CHARS}*)*{_PATH_END})|(?:@{_PATH_CHARS}+/))"
-_QUERY = r"\?[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
+_PATH_END = rf"[+\-a-zA-Z{_CYRILLIC}0-9=_#/{_LATIN_ACCENTS}]"
+# As twitter-text's regex has it once its parts are pasted together: a path segment ends in
+# one of `_PATH_END`, or is a parenthesised group alone ("x.com/!(a)" links "x.com/" only).
+_PATH = rf"(?:{_PATH_CHARS}*(?:{_PARENS}{_PATH_CHARS}*)*{_PATH_END}|{_PARENS}|@{_PATH_CHARS}+/)"
+_QUERY = r"\?[a-zA-Z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-zA-Z0-9\-_&=#/]"
 _PRECEDING = rf"(?:[^A-Za-z0-9@\uff20$#\uff03{_INVALID}]|[{_DIRECTIONAL}]|^)"
 
 _MAX_URL_LENGTH = 4096
 _MAX_TCO_SLUG_LENGTH = 40
-_TCO = re.compile(rf"https?://t\.co/(?P<slug>[a-z0-9]+)(?:{_QUERY})?", re.IGNORECASE)
+_HTTP = r"[hH][tT][tT][pP][sS]?://"
+_TCO = re.compile(rf"{_HTTP}[tT]\.[cC][oO]/(?P<slug>[a-zA-Z0-9]+)(?:{_QUERY})?")
 _BAD_BEFORE_BARE_DOMAIN = re.compile(r"[-_./]$")
-_SPECIAL_SHORT_DOMAIN = re.compile(rf"{_DOMAIN_NAME}(?:co|tv)", re.IGNORECASE)
 
 
-def _alternation(words: list[str]) -> str:
-    """A regex matching any of `words`, longest first, factored as a trie.
+def _alternation(words: list[str], char=re.escape) -> str:
+    """A regex matching any of `words`, longest first, factored as a trie; `char` gives the
+    pattern for one character.
 
     A flat alternation of 1,400 TLDs is tried branch by branch at every backtracking step;
     the trie costs a few steps, and its greedy optional groups still prefer "community" to
@@ -181,7 +226,7 @@ def _alternation(words: list[str]) -> str:
         node[""] = {}
 
     def pattern(node: dict) -> str:
-        branches = [re.escape(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
+        branches = [char(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
         if not branches:
             return ""
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
@@ -192,73 +237,96 @@ def _alternation(words: list[str]) -> str:
     return pattern(trie)
 
 
-def _to_ascii(domain: str) -> str | None:
-    """twitter-text's light IDNA check: each label 1..63 characters once punycoded."""
+def _caseless(ch: str) -> str:
+    """`ch` in either case as JavaScript's `i` flag (without `u`) takes it.
+
+    That is why no URL pattern is compiled with IGNORECASE: Python's would also take "ſ"
+    for "s", "K" (Kelvin) for "k", "İ" and "ı" for "i", which JavaScript never folds into
+    ASCII ("example.comı" is a URL to twitter-text, the "ı" after it).
+    """
+    if ch.isascii():
+        return f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() else re.escape(ch)
+    return f"(?i:{ch})" if ch.lower() != ch.upper() else ch
+
+
+def _is_valid_domain(domain: str) -> bool:
+    """twitter-text's light IDNA check (lib/idna.js): each label 1..63 characters once punycoded.
+
+    As its `punycode.toASCII` does, a label is cut again at the dots "。", "．" and "｡", each
+    part punycoded if not ASCII, the parts joined by ".".
+    """
     if domain[:4] == "xn--" and not _ASCII_DOMAIN.search(domain):
-        return None
-    labels = []
-    for label in domain.split("."):
-        try:
-            ascii_label = label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
-        except UnicodeError:
-            return None
-        if not 1 <= len(ascii_label) <= 63:
-            return None
-        labels.append(ascii_label)
-    return ".".join(labels)
-
-
-def _is_short_domain(domain: str) -> bool:
-    """A bare `name.<ccTLD>`, which twitter-text links without a scheme only for .co and .tv."""
-    name, _, tld = domain.rpartition(".")
-    if "." in name or tld.lower() not in _CCTLDS:
         return False
-    return not _SPECIAL_SHORT_DOMAIN.fullmatch(domain)
+    for label in domain.split("."):
+        parts = [_from_utf16_units(part) for part in _IDN_DOTS.split(label)]
+        ascii_label = ".".join(p if p.isascii() else "xn--" + p.encode("punycode").decode() for p in parts)
+        if not 1 <= len(ascii_label) <= 63:
+            return False
+    return True
 
 
-def _url_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each URL in `text`, which must be NFC already."""
+_IDN_DOTS = re.compile(r"[\u3002\uff0e\uff61]")
+
+
+def _urls(text: str) -> list[tuple[int, str]]:
+    """(start, URL) for each URL in `text`: NFC, in UTF-16 units (`_utf16_units`), as are the results."""
     if not _TLD_AFTER_DOT.search(text):  # no URL without one; spares most captions the regex
         return []
-    spans: list[tuple[int, int]] = []
+    urls: list[tuple[int, str]] = []
     for m in _EXTRACT_URL.finditer(text):
         url, protocol, domain, path = m.group("url", "protocol", "domain", "path")
         start, end = m.span("url")
-        ascii_domain = _to_ascii(domain)
-        if ascii_domain is None:
-            continue
-        if len(protocol or "https://") + len(url) + len(ascii_domain) - len(domain) > _MAX_URL_LENGTH:
+        # twitter-text means to count the domain punycoded here, but its toAscii gives the
+        # domain back as it was: the URL's own length is what counts.
+        if not _is_valid_domain(domain) or len(protocol or "https://") + len(url) > _MAX_URL_LENGTH:
             continue
         if protocol:
             tco = _TCO.match(url)
             if tco:
                 if len(tco.group("slug")) > _MAX_TCO_SLUG_LENGTH:
                     continue
-                end = start + tco.end()
-            spans.append((start, end))
+                url = tco.group()
+            urls.append((start, url))
             continue
         if _BAD_BEFORE_BARE_DOMAIN.search(m.group("before")):
             continue
-        # Without a scheme only the ASCII parts of the domain link; the last takes the path.
-        found = [
-            (start + a.start(), start + a.end())
-            for a in _ASCII_DOMAIN.finditer(domain)
-            if path or not _is_short_domain(a.group())
-        ]
+        # Without a scheme only the ASCII parts of the domain link. The last takes what
+        # follows the domain if there is a path, but nothing between: in "foo.co.jp例え.jp/x"
+        # the URL is "foo.co.jp/x", and x_weighted_length skips its 11 characters only.
+        found = [(start + a.start(), a.group()) for a in _ASCII_DOMAIN.finditer(domain)]
         if found and path:
-            found[-1] = (found[-1][0], end)
-        spans.extend(found)
-    return spans
+            found[-1] = (found[-1][0], found[-1][1] + url[len(domain):])
+        urls.extend(found)
+    return urls
 
 
-# --- Emoji: twemoji-parser's notion, which twitter-text v3 uses -----------------------------
+# --- Emoji: Unicode's notion for Threads, twemoji-parser 11's list for X --------------------
 #
-# An emoji is: a flag (two regional indicators); a keycap ("#", "*" or a digit, optional
-# U+FE0F, U+20E3); a tag flag (🏴, tag letters, cancel tag: England, Scotland, Wales); one or
-# more pictographs joined by ZWJ, each optionally followed by U+FE0F or a skin tone; or a lone
+# Threads (`_EMOJI`, on a grapheme): a flag (two regional indicators); a keycap ("#", "*" or
+# a digit, optional U+FE0F, U+20E3); a tag flag (🏴, tag letters, cancel tag); one or more
+# pictographs joined by ZWJ, each optionally followed by U+FE0F or a skin tone; or a lone
 # regional indicator or skin tone. A pictograph is Unicode's Extended_Pictographic (table at
-# the bottom). As in twemoji-parser's tests: ©, ®, ™ and ♟ are emoji only with U+FE0F, and a
-# pictograph followed by U+FE0E (text presentation) is no emoji.
+# the bottom), so emoji newer than any list count too. As twemoji-parser: ©, ®, ™ and ♟ are
+# emoji only with U+FE0F, and a pictograph followed by U+FE0E (text presentation) is none.
+#
+# X (`_X_EMOJI`) counts what twitter-text 3.1.0 counts: the emoji twemoji-parser 11.0.2 (its
+# dependency) finds. Its regex is no rule but a list, the emoji of Emoji 11.0, tried in this
+# order, the first that matches winning:
+#   1. man or woman, optional skin tone, ZWJ, a role (⚕ ⚖ ✈ with U+FE0F, or 🌾 🍳 🎓 💻 ...)
+#   2. 🏋 🏌 🕴 🕵 ⛹, a skin tone or U+FE0F, ZWJ, ♀ or ♂, U+FE0F
+#   3. another gendered person, optional skin tone, ZWJ, ♀ or ♂, U+FE0F
+#   4. the other ZWJ sequences, one by one (families, kisses, couples, 🏳️‍🌈, 🏴‍☠️, 👁‍🗨, ...)
+#   5. a keycap; ©, ®, ™ or ♟ with U+FE0F
+#   6. an emoji shown as text by default: with U+FE0F, or alone if U+FE0E does not follow
+#   7. a person that takes a skin tone (as 6 if shown as text by default), optional skin tone
+#   8. the tag flags of England, Scotland and Wales; the flags of its country list; any other
+#      emoji of the list alone (a lone regional indicator or skin tone among them)
+#   9. a U+FE0F alone.
+# So a ZWJ chain it does not list is its parts, the ZWJ a code point of weight 1 (👨‍😀 and
+# 🧑‍💻, from Emoji 12.1, weigh 5); U+FE0F after an emoji that takes none is an emoji of its
+# own (😀 U+FE0F weighs 4); two regional indicators naming no country are two emoji (🇦🇦, 4);
+# an emoji newer than 11.0 is no emoji, and weighs 2 as any astral code point.
+# tests/data/twitter_text_v3.json has a case of each.
 
 _NEEDS_VS16 = (0xA9, 0xAE, 0x2122, 0x265F)
 
@@ -283,8 +351,19 @@ def _char_class(ranges: list[tuple[int, int]], without: tuple[int, ...] = ()) ->
     return "[" + "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in parts) + "]"
 
 
-def _emoji_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _EMOJI.finditer(text)]
+def _x_emoji_spans(text: str) -> list[tuple[int, int]]:
+    """`_X_EMOJI.finditer`'s spans, tried only where an emoji can start: most text has none."""
+    spans: list[tuple[int, int]] = []
+    for candidate in _X_EMOJI_START.finditer(text):
+        if not spans or candidate.start() >= spans[-1][1]:
+            if m := _X_EMOJI.match(text, candidate.start()):
+                spans.append(m.span())
+    return spans
+
+
+def _hex_sequence(codes: str) -> str:
+    """ "1f441-200d-1f5e8" (twemoji's file names) as the string it names."""
+    return "".join(chr(int(code, 16)) for code in codes.split("-"))
 
 
 # --- Graphemes (Unicode UAX #29 extended grapheme clusters) ---------------------------------
@@ -409,130 +488,120 @@ A9 AE 203C 2049 2122 2139 2194-2199 21A9-21AA 231A-231B 2328 23CF 23E9-23F3 23F8
 """)
 _PICTOGRAPH_STARTS = [lo for lo, _ in _PICTOGRAPHS]
 
-# IANA's root zone TLD list, version 2026051600 (the copy vendored by hypothesis). twitter-text
-# keeps its own copy of the same list; IDN TLDs appear here punycoded and are matched in both
-# forms.
+# twitter-text 3.1.0's TLDs (its regexp/validGTLD.js and validCCTLD.js), IDN TLDs in Unicode
+# form as it has them. Its list, not IANA's, as X counts with it: "x.music" (a TLD since 2021)
+# is no URL to it, and "x.an" (retired in 2015) is one.
 _TLD_TABLE = """
-aaa aarp abb abbott abbvie abc able abogado abudhabi ac academy accenture accountant accountants
-aco actor ad ads adult ae aeg aero aetna af afl africa ag agakhan agency ai aig airbus airforce
-airtel akdn al alibaba alipay allfinanz allstate ally alsace alstom am amazon americanexpress
-americanfamily amex amfam amica amsterdam analytics android anquan anz ao aol apartments app
-apple aq aquarelle ar arab aramco archi army arpa art arte as asda asia associates at athleta
-attorney au auction audi audible audio auspost author auto autos aw aws ax axa az azure ba baby
-baidu banamex band bank bar barcelona barclaycard barclays barefoot bargains baseball basketball
-bauhaus bayern bb bbc bbt bbva bcg bcn bd be beats beauty beer berlin best bestbuy bet bf bg bh
-bharti bi bible bid bike bing bingo bio biz bj black blackfriday blockbuster blog bloomberg blue
-bm bms bmw bn bnpparibas bo boats boehringer bofa bom bond boo book booking bosch bostik boston
-bot boutique box br bradesco bridgestone broadway broker brother brussels bs bt build builders
-business buy buzz bv bw by bz bzh ca cab cafe cal call calvinklein cam camera camp canon
-capetown capital capitalone car caravan cards care career careers cars casa case cash casino cat
-catering catholic cba cbn cbre cc cd center ceo cern cf cfa cfd cg ch chanel channel charity
-chase chat cheap chintai christmas chrome church ci cipriani circle cisco citadel citi citic
-city ck cl claims cleaning click clinic clinique clothing cloud club clubmed cm cn co coach
-codes coffee college cologne com commbank community company compare computer comsec condos
-construction consulting contact contractors cooking cool coop corsica country coupon coupons
-courses cpa cr credit creditcard creditunion cricket crown crs cruise cruises cu cuisinella cv
-cw cx cy cymru cyou cz dad dance data date dating datsun day dclk dds de deal dealer deals
-degree delivery dell deloitte delta democrat dental dentist desi design dev dhl diamonds diet
-digital direct directory discount discover dish diy dj dk dm dnp do docs doctor dog domains dot
-download drive dtv dubai dupont durban dvag dvr dz earth eat ec eco edeka edu education ee eg
-email emerck energy engineer engineering enterprises epson equipment er ericsson erni es esq
-estate et eu eurovision eus events exchange expert exposed express extraspace fage fail
-fairwinds faith family fan fans farm farmers fashion fast fedex feedback ferrari ferrero fi
+aaa aarp abarth abb abbott abbvie abc able abogado abudhabi ac academy accenture accountant
+accountants aco active actor ad adac ads adult ae aeg aero aetna af afamilycompany afl africa ag
+agakhan agency ai aig aigo airbus airforce airtel akdn al alfaromeo alibaba alipay allfinanz
+allstate ally alsace alstom am americanexpress americanfamily amex amfam amica amsterdam an
+analytics android anquan anz ao aol apartments app apple aq aquarelle ar arab aramco archi army
+arpa art arte as asda asia associates at athleta attorney au auction audi audible audio auspost
+author auto autos avianca aw aws ax axa az azure ba baby baidu banamex bananarepublic band bank
+bar barcelona barclaycard barclays barefoot bargains baseball basketball bauhaus bayern bb bbc
+bbt bbva bcg bcn bd be beats beauty beer bentley berlin best bestbuy bet bf bg bh bharti bi
+bible bid bike bing bingo bio biz bj bl black blackfriday blanco blockbuster blog bloomberg blue
+bm bms bmw bn bnl bnpparibas bo boats boehringer bofa bom bond boo book booking boots bosch
+bostik boston bot boutique box bq br bradesco bridgestone broadway broker brother brussels bs bt
+budapest bugatti build builders business buy buzz bv bw by bz bzh ca cab cafe cal call
+calvinklein cam camera camp cancerresearch canon capetown capital capitalone car caravan cards
+care career careers cars cartier casa case caseih cash casino cat catering catholic cba cbn cbre
+cbs cc cd ceb center ceo cern cf cfa cfd cg ch chanel channel charity chase chat cheap chintai
+chloe christmas chrome chrysler church ci cipriani circle cisco citadel citi citic city cityeats
+ck cl claims cleaning click clinic clinique clothing cloud club clubmed cm cn co coach codes
+coffee college cologne com comcast commbank community company compare computer comsec condos
+construction consulting contact contractors cooking cookingchannel cool coop corsica country
+coupon coupons courses cpa cr credit creditcard creditunion cricket crown crs cruise cruises csc
+cu cuisinella cv cw cx cy cymru cyou cz dabur dad dance data date dating datsun day dclk dds de
+deal dealer deals degree delivery dell deloitte delta democrat dental dentist desi design dev
+dhl diamonds diet digital direct directory discount discover dish diy dj dk dm dnp do docs
+doctor dodge dog doha domains doosan dot download drive dtv dubai duck dunlop duns dupont durban
+dvag dvr dz earth eat ec eco edeka edu education ee eg eh email emerck energy engineer
+engineering enterprises epost epson equipment er ericsson erni es esq estate esurance et
+etisalat eu eurovision eus events everbank exchange expert exposed express extraspace fage fail
+fairwinds faith family fan fans farm farmers fashion fast fedex feedback ferrari ferrero fi fiat
 fidelity fido film final finance financial fire firestone firmdale fish fishing fit fitness fj
-fk flickr flights flir florist flowers fly fm fo foo food football ford forex forsale forum
-foundation fox fr free fresenius frl frogans frontier ftr fujitsu fun fund furniture futbol fyi
-ga gal gallery gallo gallup game games gap garden gay gb gbiz gd gdn ge gea gent genting george
-gf gg ggee gh gi gift gifts gives giving gl glass gle global globo gm gmail gmbh gmo gmx gn
-godaddy gold goldpoint golf goodyear goog google gop got gov gp gq gr grainger graphics gratis
-green gripe grocery group gs gt gu gucci guge guide guitars guru gw gy hair hamburg hangout haus
-hbo hdfc hdfcbank health healthcare help helsinki here hermes hiphop hisamitsu hitachi hiv hk
-hkt hm hn hockey holdings holiday homedepot homegoods homes homesense honda horse hospital host
-hosting hot hotels hotmail house how hr hsbc ht hu hughes hyatt hyundai ibm icbc ice icu id ie
-ieee ifm ikano il im imamat imdb immo immobilien in inc industries infiniti info ing ink
-institute insurance insure int international intuit investments io ipiranga iq ir irish is
-ismaili ist istanbul it itau itv jaguar java jcb je jeep jetzt jewelry jio jll jm jmp jnj jo
-jobs joburg jot joy jp jpmorgan jprs juegos juniper kaufen kddi ke kerryhotels kerryproperties
-kfh kg kh ki kia kids kim kindle kitchen kiwi km kn koeln komatsu kosher kp kpmg kpn kr krd kred
-kuokgroup kw ky kyoto kz la lacaixa lamborghini lamer land landrover lanxess lasalle lat latino
-latrobe law lawyer lb lc lds lease leclerc lefrak legal lego lexus lgbt li lidl life
-lifeinsurance lifestyle lighting like lilly limited limo lincoln link live living lk llc llp
-loan loans locker locus lol london lotte lotto love lpl lplfinancial lr ls lt ltd ltda lu
-lundbeck luxe luxury lv ly ma madrid maif maison makeup man management mango map market
-marketing markets marriott marshalls mattel mba mc mckinsey md me med media meet melbourne meme
-memorial men menu merck merckmsd mg mh miami microsoft mil mini mint mit mitsubishi mk ml mlb
-mls mm mma mn mo mobi mobile moda moe moi mom monash money monster mormon mortgage moscow moto
-motorcycles mov movie mp mq mr ms msd mt mtn mtr mu museum music mv mw mx my mz na nab nagoya
-name navy nba nc ne nec net netbank netflix network neustar new news next nextdirect nexus nf
-nfl ng ngo nhk ni nico nike nikon ninja nissan nissay nl no nokia norton now nowruz nowtv np nr
-nra nrw ntt nu nyc nz obi observer office okinawa olayan olayangroup ollo om omega one ong onl
-online ooo open oracle orange org organic origins osaka otsuka ott ovh pa page panasonic paris
-pars partners parts party pay pccw pe pet pf pfizer pg ph pharmacy phd philips phone photo
-photography photos physio pics pictet pictures pid pin ping pink pioneer pizza pk pl place play
-playstation plumbing plus pm pn pnc pohl poker politie porn post pr praxi press prime pro prod
-productions prof progressive promo properties property protection pru prudential ps pt pub pw
-pwc py qa qpon quebec quest racing radio re read realestate realtor realty recipes red
+fk flickr flights flir florist flowers flsmidth fly fm fo foo food foodnetwork football ford
+forex forsale forum foundation fox fr free fresenius frl frogans frontdoor frontier ftr fujitsu
+fujixerox fun fund furniture futbol fyi ga gal gallery gallo gallup game games gap garden gay gb
+gbiz gd gdn ge gea gent genting george gf gg ggee gh gi gift gifts gives giving gl glade glass
+gle global globo gm gmail gmbh gmo gmx gn godaddy gold goldpoint golf goo goodhands goodyear
+goog google gop got gov gp gq gr grainger graphics gratis green gripe grocery group gs gt gu
+guardian gucci guge guide guitars guru gw gy hair hamburg hangout haus hbo hdfc hdfcbank health
+healthcare help helsinki here hermes hgtv hiphop hisamitsu hitachi hiv hk hkt hm hn hockey
+holdings holiday homedepot homegoods homes homesense honda honeywell horse hospital host hosting
+hot hoteles hotels hotmail house how hr hsbc ht htc hu hughes hyatt hyundai ibm icbc ice icu id
+ie ieee ifm iinet ikano il im imamat imdb immo immobilien in inc industries infiniti info ing
+ink institute insurance insure int intel international intuit investments io ipiranga iq ir
+irish is iselect ismaili ist istanbul it itau itv iveco iwc jaguar java jcb jcp je jeep jetzt
+jewelry jio jlc jll jm jmp jnj jo jobs joburg jot joy jp jpmorgan jprs juegos juniper kaufen
+kddi ke kerryhotels kerrylogistics kerryproperties kfh kg kh ki kia kim kinder kindle kitchen
+kiwi km kn koeln komatsu kosher kp kpmg kpn kr krd kred kuokgroup kw ky kyoto kz la lacaixa
+ladbrokes lamborghini lamer lancaster lancia lancome land landrover lanxess lasalle lat latino
+latrobe law lawyer lb lc lds lease leclerc lefrak legal lego lexus lgbt li liaison lidl life
+lifeinsurance lifestyle lighting like lilly limited limo lincoln linde link lipsy live living
+lixil lk llc llp loan loans locker locus loft lol london lotte lotto love lpl lplfinancial lr ls
+lt ltd ltda lu lundbeck lupin luxe luxury lv ly ma macys madrid maif maison makeup man
+management mango map market marketing markets marriott marshalls maserati mattel mba mc mcd
+mcdonalds mckinsey md me med media meet melbourne meme memorial men menu meo merckmsd metlife mf
+mg mh miami microsoft mil mini mint mit mitsubishi mk ml mlb mls mm mma mn mo mobi mobile mobily
+moda moe moi mom monash money monster montblanc mopar mormon mortgage moscow moto motorcycles
+mov movie movistar mp mq mr ms msd mt mtn mtpc mtr mu museum mutual mutuelle mv mw mx my mz na
+nab nadex nagoya name nationwide natura navy nba nc ne nec net netbank netflix network neustar
+new newholland news next nextdirect nexus nf nfl ng ngo nhk ni nico nike nikon ninja nissan
+nissay nl no nokia northwesternmutual norton now nowruz nowtv np nr nra nrw ntt nu nyc nz obi
+observer off office okinawa olayan olayangroup oldnavy ollo om omega one ong onion onl online
+onyourside ooo open oracle orange org organic orientexpress origins osaka otsuka ott ovh pa page
+pamperedchef panasonic panerai paris pars partners parts party passagens pay pccw pe pet pf
+pfizer pg ph pharmacy phd philips phone photo photography photos physio piaget pics pictet
+pictures pid pin ping pink pioneer pizza pk pl place play playstation plumbing plus pm pn pnc
+pohl poker politie porn post pr pramerica praxi press prime pro prod productions prof
+progressive promo properties property protection pru prudential ps pt pub pw pwc py qa qpon
+quebec quest qvc racing radio raid re read realestate realtor realty recipes red redstone
 redumbrella rehab reise reisen reit reliance ren rent rentals repair report republican rest
-restaurant review reviews rexroth rich richardli ricoh ril rio rip ro rocks rodeo rogers room rs
-rsvp ru rugby ruhr run rw rwe ryukyu sa saarland safe safety sakura sale salon samsclub samsung
-sandvik sandvikcoromant sanofi sap sarl sas save saxo sb sbi sbs sc scb schaeffler schmidt
-scholarships school schule schwarz science scot sd se search seat secure security seek select
-sener services seven sew sex sexy sfr sg sh shangrila sharp shell shia shiksha shoes shop
-shopping shouji show si silk sina singles site sj sk ski skin sky skype sl sling sm smart smile
-sn sncf so soccer social softbank software sohu solar solutions song sony soy spa space sport
-spot sr srl ss st stada staples star statebank statefarm stc stcgroup stockholm storage store
-stream studio study style su sucks supplies supply support surf surgery suzuki sv swatch swiss
-sx sy sydney systems sz tab taipei talk taobao target tatamotors tatar tattoo tax taxi tc tci td
-tdk team tech technology tel temasek tennis teva tf tg th thd theater theatre tiaa tickets
-tienda tips tires tirol tj tjmaxx tjx tk tkmaxx tl tm tmall tn to today tokyo tools top toray
-toshiba total tours town toyota toys tr trade trading training travel travelers
-travelersinsurance trust trv tt tube tui tunes tushu tv tvs tw tz ua ubank ubs ug uk unicom
-university uno uol ups us uy uz va vacations vana vanguard vc ve vegas ventures verisign
-versicherung vet vg vi viajes video vig viking villas vin vip virgin visa vision viva vivo
-vlaanderen vn vodka volvo vote voting voto voyage vu wales walmart walter wang wanggou watch
-watches weather weatherchannel webcam weber website wed wedding weibo weir wf whoswho wien wiki
-williamhill win windows wine winners wme woodside work works world wow ws wtc wtf xbox xerox
-xihuan xin xn--11b4c3d xn--1ck2e1b xn--1qqw23a xn--2scrj9c xn--30rr7y xn--3bst00m xn--3ds443g
-xn--3e0b707e xn--3hcrj9c xn--3pxu8k xn--42c2d9a xn--45br5cyl xn--45brj9c xn--45q11c xn--4dbrk0ce
-xn--4gbrim xn--54b7fta0cc xn--55qw42g xn--55qx5d xn--5su34j936bgsg xn--5tzm5g xn--6frz82g
-xn--6qq986b3xl xn--80adxhks xn--80ao21a xn--80aqecdr1a xn--80asehdb xn--80aswg xn--8y0a063a
-xn--90a3ac xn--90ae xn--90ais xn--9dbq2a xn--9et52u xn--9krt00a xn--b4w605ferd xn--bck1b9a5dre4c
-xn--c1avg xn--c2br7g xn--cck2b3b xn--cckwcxetd xn--cg4bki xn--clchc0ea0b2g2a9gcd xn--czr694b
-xn--czrs0t xn--czru2d xn--d1acj3b xn--d1alf xn--e1a4c xn--eckvdtc9d xn--efvy88h xn--fct429k
-xn--fhbei xn--fiq228c5hs xn--fiq64b xn--fiqs8s xn--fiqz9s xn--fjq720a xn--flw351e xn--fpcrj9c3d
-xn--fzc2c9e2c xn--fzys8d69uvgm xn--g2xx48c xn--gckr3f0f xn--gecrj9c xn--gk3at1e xn--h2breg3eve
-xn--h2brj9c xn--h2brj9c8c xn--hxt814e xn--i1b6b1a6a2e xn--imr513n xn--io0a7i xn--j1aef xn--j1amh
-xn--j6w193g xn--jlq480n2rg xn--jvr189m xn--kcrx77d1x4a xn--kprw13d xn--kpry57d xn--kput3i
-xn--l1acc xn--lgbbat1ad8j xn--mgb9awbf xn--mgba3a3ejt xn--mgba3a4f16a xn--mgba7c0bbn0a
-xn--mgbaam7a8h xn--mgbab2bd xn--mgbah1a3hjkrd xn--mgbai9azgqp6j xn--mgbayh7gpa xn--mgbbh1a
-xn--mgbbh1a71e xn--mgbc0a9azcg xn--mgbca7dzdo xn--mgbcpq6gpa1a xn--mgberp4a5d4ar xn--mgbgu82a
-xn--mgbi4ecexp xn--mgbpl2fh xn--mgbt3dhd xn--mgbtx2b xn--mgbx4cd0ab xn--mix891f xn--mk1bu44c
-xn--mxtq1m xn--ngbc5azd xn--ngbe9e0a xn--ngbrx xn--node xn--nqv7f xn--nqv7fs00ema xn--nyqy26a
-xn--o3cw4h xn--ogbpf8fl xn--otu796d xn--p1acf xn--p1ai xn--pgbs0dh xn--pssy2u xn--q7ce6a
-xn--q9jyb4c xn--qcka1pmc xn--qxa6a xn--qxam xn--rhqv96g xn--rovu88b xn--rvc1e0am3e xn--s9brj9c
-xn--ses554g xn--t60b56a xn--tckwe xn--tiq49xqyj xn--unup4y xn--vermgensberater-ctb
-xn--vermgensberatung-pwb xn--vhquv xn--vuq861b xn--w4r85el8fhu5dnra xn--w4rs40l xn--wgbh1c
-xn--wgbl6a xn--xhq521b xn--xkc2al3hye2a xn--xkc2dl3a5ee0h xn--y9a3aq xn--yfro4i67o xn--ygbi2ammx
-xn--zfr164b xxx xyz yachts yahoo yamaxun yandex ye yodobashi yoga yokohama you youtube yt yun za
-zappos zara zero zip zm zone zuerich zw
+restaurant review reviews rexroth rich richardli ricoh rightathome ril rio rip rmit ro rocher
+rocks rodeo rogers room rs rsvp ru rugby ruhr run rw rwe ryukyu sa saarland safe safety sakura
+sale salon samsclub samsung sandvik sandvikcoromant sanofi sap sapo sarl sas save saxo sb sbi
+sbs sc sca scb schaeffler schmidt scholarships school schule schwarz science scjohnson scor scot
+sd se search seat secure security seek select sener services ses seven sew sex sexy sfr sg sh
+shangrila sharp shaw shell shia shiksha shoes shop shopping shouji show showtime shriram si silk
+sina singles site sj sk ski skin sky skype sl sling sm smart smile sn sncf so soccer social
+softbank software sohu solar solutions song sony soy space spiegel sport spot spreadbetting sr
+srl srt ss st stada staples star starhub statebank statefarm statoil stc stcgroup stockholm
+storage store stream studio study style su sucks supplies supply support surf surgery suzuki sv
+swatch swiftcover swiss sx sy sydney symantec systems sz tab taipei talk taobao target
+tatamotors tatar tattoo tax taxi tc tci td tdk team tech technology tel telecity telefonica
+temasek tennis teva tf tg th thd theater theatre tiaa tickets tienda tiffany tips tires tirol tj
+tjmaxx tjx tk tkmaxx tl tm tmall tn to today tokyo tools top toray toshiba total tours town
+toyota toys tp tr trade trading training travel travelchannel travelers travelersinsurance trust
+trv tt tube tui tunes tushu tv tvs tw tz ua ubank ubs uconnect ug uk um unicom university uno
+uol ups us uy uz va vacations vana vanguard vc ve vegas ventures verisign versicherung vet vg vi
+viajes video vig viking villas vin vip virgin visa vision vista vistaprint viva vivo vlaanderen
+vn vodka volkswagen volvo vote voting voto voyage vu vuelos wales walmart walter wang wanggou
+warman watch watches weather weatherchannel webcam weber website wed wedding weibo weir wf
+whoswho wien wiki williamhill win windows wine winners wme wolterskluwer woodside work works
+world wow ws wtc wtf xbox xerox xfinity xihuan xin xperia xxx xyz yachts yahoo yamaxun yandex ye
+yodobashi yoga yokohama you youtube yt yun za zappos zara zero zip zippo zm zone zuerich zw
+vermögensberater vermögensberatung ελ ευ бг бел дети ею католик ком мкд мон москва онлайн орг
+рус рф сайт срб укр қаз հայ קום ابوظبي اتصالات ارامكو الاردن البحرين الجزائر السعودية العليان
+المغرب امارات ایران بارت بازار بيتك بھارت تونس سودان سورية شبكة عراق عرب عمان فلسطين قطر كاثوليك
+كوم مصر مليسيا موبايلي موريتانيا موقع همراه پاکستان ڀارت कॉम नेट भारत भारतम् भारोत संगठन বাংলা
+ভারত ভাৰত ਭਾਰਤ ભારત ଭାରତ இந்தியா இலங்கை சிங்கப்பூர் భారత్ ಭಾರತ ഭാരതം ලංකා คอม ไทย ລາວ გე みんな
+クラウド グーグル コム ストア セール ファッション ポイント 世界 中信 中国 中國 中文网 企业 佛山 信息 健康 八卦 公司 公益 台湾 台灣 商城 商店 商标 嘉里 嘉里大酒店 在线
+大众汽车 大拿 天主教 娱乐 家電 工行 广东 微博 慈善 我爱你 手机 手表 招聘 政务 政府 新加坡 新闻 时尚 書籍 机构 淡马锡 游戏 澳門 点看 珠宝 移动 组织机构 网址 网店
+网站 网络 联通 诺基亚 谷歌 购物 通販 集团 電訊盈科 飞利浦 食品 餐厅 香格里拉 香港 닷넷 닷컴 삼성 한국
 """
-_TLDS = [
-    label[4:].encode("ascii").decode("punycode") if label.startswith("xn--") else label
-    for label in _TLD_TABLE.split()
-]
-_CCTLDS = frozenset(t for t in _TLDS if len(t) == 2 and t.isascii())
-
-_TLD = rf"(?:(?:{_alternation(_TLDS)}){_TLD_END})"
-_ASCII_TLD = rf"(?:(?:{_alternation([t for t in _TLDS if t.isascii()])}){_TLD_END})"
+_TLD = rf"(?:(?:{_alternation(_TLD_TABLE.split(), char=_caseless)}){_TLD_END})"
 _EXTRACT_URL = re.compile(
     rf"(?P<before>{_PRECEDING})"
-    rf"(?P<url>(?P<protocol>https?://)?"
+    rf"(?P<url>(?P<protocol>{_HTTP})?"
     rf"(?P<domain>{_SUBDOMAIN}{{0,30}}{_DOMAIN_NAME}(?:{_TLD}|{_PUNYCODE}))"
-    rf"(?::[0-9]+)?(?P<path>/{_PATH}*)?(?:{_QUERY})?)",
-    re.IGNORECASE,
+    rf"(?::[0-9]+)?(?P<path>/{_PATH}*)?(?:{_QUERY})?)"
 )
-_TLD_AFTER_DOT = re.compile(rf"\.(?:{_TLD}|{_PUNYCODE})", re.IGNORECASE)
-_ASCII_DOMAIN = re.compile(rf"(?:[\-a-z0-9{_LATIN_ACCENTS}]+\.)+(?:{_ASCII_TLD}|{_PUNYCODE})", re.IGNORECASE)
+_TLD_AFTER_DOT = re.compile(rf"\.(?:{_TLD}|{_PUNYCODE})")
+# ASCII labels, but any TLD of the list, as twitter-text's validAsciiDomain.
+_ASCII_DOMAIN = re.compile(rf"(?:[\-a-zA-Z0-9{_LATIN_ACCENTS}]+\.)+(?:{_TLD}|{_PUNYCODE})")
 
 _PICTOGRAPH = _char_class(_PICTOGRAPHS, without=_NEEDS_VS16)
 _SKIN_TONE = r"[\U0001f3fb-\U0001f3ff]"
@@ -548,3 +617,101 @@ _EMOJI = re.compile(
     rf"|{_ELEMENT}(?:\u200d{_ELEMENT})*(?!\ufe0e)"
     rf"|{_REGIONAL}|{_SKIN_TONE}"
 )
+
+# twemoji-parser 11.0.2's list (its dist/lib/regex.js) as code points in hex; the Emoji
+# section's comment says how `_X_EMOJI` uses each table.
+_TWEMOJI_ROLES = "1F33E 1F373 1F393 1F3A4 1F3A8 1F3EB 1F3ED 1F4BB 1F4BC 1F527 1F52C 1F680 1F692 1F9B0-1F9B3"
+_TWEMOJI_GENDERED = """
+1F3C3-1F3C4 1F3CA 1F46E 1F471 1F473 1F477 1F481-1F482 1F486-1F487 1F645-1F647 1F64B 1F64D-1F64E
+1F6A3 1F6B4-1F6B6 1F926 1F935 1F937-1F939 1F93D-1F93E 1F9B8-1F9B9 1F9D6-1F9DD
+"""
+_TWEMOJI_SEQUENCES = """
+1f468-200d-2764-fe0f-200d-1f48b-200d-1f468 1f469-200d-2764-fe0f-200d-1f48b-200d-1f468
+1f469-200d-2764-fe0f-200d-1f48b-200d-1f469 1f468-200d-2764-fe0f-200d-1f468
+1f469-200d-2764-fe0f-200d-1f468 1f469-200d-2764-fe0f-200d-1f469
+1f468-200d-1f468-200d-1f466-200d-1f466 1f468-200d-1f468-200d-1f467-200d-1f466
+1f468-200d-1f468-200d-1f467-200d-1f467 1f468-200d-1f469-200d-1f466-200d-1f466
+1f468-200d-1f469-200d-1f467-200d-1f466 1f468-200d-1f469-200d-1f467-200d-1f467
+1f469-200d-1f469-200d-1f466-200d-1f466 1f469-200d-1f469-200d-1f467-200d-1f466
+1f469-200d-1f469-200d-1f467-200d-1f467 1f468-200d-1f468-200d-1f466 1f468-200d-1f468-200d-1f467
+1f468-200d-1f469-200d-1f466 1f468-200d-1f469-200d-1f467 1f469-200d-1f469-200d-1f466
+1f469-200d-1f469-200d-1f467 1f468-200d-1f466-200d-1f466 1f468-200d-1f467-200d-1f466
+1f468-200d-1f467-200d-1f467 1f469-200d-1f466-200d-1f466 1f469-200d-1f467-200d-1f466
+1f469-200d-1f467-200d-1f467 1f468-200d-1f466 1f468-200d-1f467 1f469-200d-1f466 1f469-200d-1f467
+1f3f3-fe0f-200d-1f308 1f3f4-200d-2620-fe0f 1f441-200d-1f5e8 1f46f-200d-2640-fe0f
+1f46f-200d-2642-fe0f 1f93c-200d-2640-fe0f 1f93c-200d-2642-fe0f 1f9de-200d-2640-fe0f
+1f9de-200d-2642-fe0f 1f9df-200d-2640-fe0f 1f9df-200d-2642-fe0f
+"""
+_TWEMOJI_TEXT_DEFAULT = """
+203C 2049 2139 2194-2199 21A9-21AA 231A-231B 2328 23CF 23ED-23EF 23F1-23F2 23F8-23FA 24C2
+25AA-25AB 25B6 25C0 25FB-25FE 2600-2604 260E 2611 2614-2615 2618 2620 2622-2623 2626 262A
+262E-262F 2638-263A 2640 2642 2648-2653 2660 2663 2665-2666 2668 267B 267F 2692-2697 2699
+269B-269C 26A0-26A1 26AA-26AB 26B0-26B1 26BD-26BE 26C4-26C5 26C8 26CF 26D1 26D3-26D4 26E9-26EA
+26F0-26F5 26F8 26FA 26FD 2702 2708-2709 270F 2712 2714 2716 271D 2721 2733-2734 2744 2747 2757
+2763-2764 27A1 2934-2935 2B05-2B07 2B1B-2B1C 2B50 2B55 3030 303D 3297 3299 1F004 1F170-1F171
+1F17E-1F17F 1F202 1F21A 1F22F 1F237 1F321 1F324-1F32C 1F336 1F37D 1F396-1F397 1F399-1F39B
+1F39E-1F39F 1F3CD-1F3CE 1F3D4-1F3DF 1F3F3 1F3F5 1F3F7 1F43F 1F441 1F4FD 1F549-1F54A 1F56F-1F570
+1F573 1F576-1F579 1F587 1F58A-1F58D 1F5A5 1F5A8 1F5B1-1F5B2 1F5BC 1F5C2-1F5C4 1F5D1-1F5D3
+1F5DC-1F5DE 1F5E1 1F5E3 1F5E8 1F5EF 1F5F3 1F5FA 1F6CB 1F6CD-1F6CF 1F6E0-1F6E5 1F6E9 1F6F0 1F6F3
+"""
+_TWEMOJI_TEXT_DEFAULT_TONED = "261D 26F7 26F9 270C-270D 1F3CB-1F3CC 1F574-1F575 1F590"
+_TWEMOJI_TONED = """
+270A-270B 1F385 1F3C2-1F3C4 1F3C7 1F3CA 1F442-1F443 1F446-1F450 1F466-1F469 1F46E 1F470-1F478
+1F47C 1F481-1F483 1F485-1F487 1F4AA 1F57A 1F595-1F596 1F645-1F647 1F64B-1F64F 1F6A3 1F6B4-1F6B6
+1F6C0 1F6CC 1F918-1F91C 1F91E-1F91F 1F926 1F930-1F939 1F93D-1F93E 1F9B5-1F9B6 1F9B8-1F9B9
+1F9D1-1F9DD
+"""
+_TWEMOJI_FLAGS = """
+AC AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR
+BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CP CR CU CV CW CX CY CZ DE DG DJ DK DM DO
+DZ EA EC EE EG EH ER ES ET EU FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT
+GU GW GY HK HM HN HR HT HU IC ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR
+KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU
+MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY
+QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TA TC TD TF TG
+TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM UN US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA
+ZM ZW
+"""
+# U+E50A, a private-use code point, is in twemoji-parser's list too, so it is an emoji to X.
+_TWEMOJI_SINGLE = """
+23E9-23EC 23F0 23F3 267E 26CE 2705 2728 274C 274E 2753-2755 2795-2797 27B0 27BF E50A 1F0CF 1F18E
+1F191-1F19A 1F1E6-1F1FF 1F201 1F232-1F236 1F238-1F23A 1F250-1F251 1F300-1F320 1F32D-1F335
+1F337-1F37C 1F37E-1F384 1F386-1F393 1F3A0-1F3C1 1F3C5-1F3C6 1F3C8-1F3C9 1F3CF-1F3D3 1F3E0-1F3F0
+1F3F4 1F3F8-1F43E 1F440 1F444-1F445 1F451-1F465 1F46A-1F46D 1F46F 1F479-1F47B 1F47D-1F480 1F484
+1F488-1F4A9 1F4AB-1F4FC 1F4FF-1F53D 1F54B-1F54E 1F550-1F567 1F5A4 1F5FB-1F644 1F648-1F64A
+1F680-1F6A2 1F6A4-1F6B3 1F6B7-1F6BF 1F6C1-1F6C5 1F6D0-1F6D2 1F6EB-1F6EC 1F6F4-1F6F9 1F910-1F917
+1F91D 1F920-1F925 1F927-1F92F 1F93A 1F93C 1F940-1F945 1F947-1F970 1F973-1F976 1F97A 1F97C-1F9A2
+1F9B4 1F9B7 1F9C0-1F9C2 1F9D0 1F9DE-1F9FF
+"""
+
+
+def _twemoji(table: str) -> str:
+    return _char_class(_parse_ranges(table))
+
+
+_NOT_AS_TEXT = r"(?:\ufe0f|(?!\ufe0e))"
+_AS_WOMAN_OR_MAN = "\u200d[\u2640\u2642]\ufe0f"
+# twemoji-parser's alternatives in its order (1 to 9 in the Emoji section's comment); a
+# `_alternation` tries longer sequences first, as twemoji-parser's own order does.
+_X_EMOJI = re.compile("|".join([
+    rf"[\U0001f468\U0001f469]{_SKIN_TONE}?\u200d(?:[\u2695\u2696\u2708]\ufe0f|{_twemoji(_TWEMOJI_ROLES)})",
+    rf"[\U0001f3cb\U0001f3cc\U0001f574\U0001f575\u26f9](?:{_SKIN_TONE}|\ufe0f){_AS_WOMAN_OR_MAN}",
+    rf"{_twemoji(_TWEMOJI_GENDERED)}{_SKIN_TONE}?{_AS_WOMAN_OR_MAN}",
+    _alternation([_hex_sequence(codes) for codes in _TWEMOJI_SEQUENCES.split()]),
+    r"[#*0-9]\ufe0f?\u20e3",
+    "[\xa9\xae\u2122\u265f]\ufe0f",
+    rf"{_twemoji(_TWEMOJI_TEXT_DEFAULT)}{_NOT_AS_TEXT}",
+    rf"(?:{_twemoji(_TWEMOJI_TEXT_DEFAULT_TONED)}{_NOT_AS_TEXT}|{_twemoji(_TWEMOJI_TONED)}){_SKIN_TONE}?",
+    _alternation(["\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in tag) + "\U000e007f"
+                  for tag in ("gbeng", "gbsct", "gbwls")]),
+    _alternation([chr(0x1F1A5 + ord(a)) + chr(0x1F1A5 + ord(b)) for a, b in _TWEMOJI_FLAGS.split()]),
+    _twemoji(_TWEMOJI_SINGLE),
+    "\ufe0f",
+]))
+# Where one can start: the first code points of the alternatives above.
+_X_EMOJI_START = re.compile(_char_class(
+    [r for t in (_TWEMOJI_GENDERED, _TWEMOJI_TEXT_DEFAULT, _TWEMOJI_TEXT_DEFAULT_TONED, _TWEMOJI_TONED,
+                 _TWEMOJI_SINGLE) for r in _parse_ranges(t)]
+    + [(int(codes[:codes.index("-")], 16),) * 2 for codes in _TWEMOJI_SEQUENCES.split()]
+    + [(ord(c), ord(c)) for c in "#*0123456789\xa9\xae\u2122\u265f\ufe0f"]
+))

@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from .base import App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed
+from .base import (
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed,
+)
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, classify, number, scrub
 from .rules import RULES
@@ -63,11 +65,6 @@ LOOKUPS = 3  # reads of the recent posts before a lost post is settled published
 CLOCK_SKEW = _dt.timedelta(minutes=10)
 # Scopes without which an account cannot publish: connecting it fails at once.
 NEEDED = ("tweet.write", "users.read", "media.write")
-
-
-class ClientRefused(Exception):
-    """X refused this server's app credentials (401 at the token endpoint): a setting to fix,
-    not the account's fault, so a refresh is tried again later and the account stays."""
 
 
 # --- the one mapping table: what X answers -> the target's error code --------------------

@@ -62,6 +62,12 @@ class Run:
                 raise LeaseLost(self.target.id)
         self.saved = dict(state)
 
+    def per_minute(self, key: str, limit: int) -> bool:
+        # The limiter of requests per minute (Redis or the data folder's SQLite), under keys
+        # of their own; like the API's limits it fails open when its store cannot answer.
+        decision = self.rt.throttle.check(f"platform:{key}", limit)
+        return decision is None or decision.allowed
+
     def published(self, since: _dt.datetime, *, workspace: bool = False) -> int:
         with db.connection_context():
             if workspace:

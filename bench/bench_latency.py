@@ -1,0 +1,199 @@
+"""Upload to webhook, end to end on `fanout serve` (the embedded default); prints it.
+
+Run: python bench/bench_latency.py [--rate 20] [--seconds 30] [--idle 60] [--trials 20]
+
+A fresh data folder, a BUSINESS workspace, a sandbox key and account, and a webhook to a
+receiver in this process (loopback). Then:
+- steady: sandbox posts at `--rate` a second for `--seconds`; for each, the time from
+  sending the upload to the `post.completed` webhook arriving; p50, p99, max;
+- after idle: `--trials` times, `--idle` seconds of nothing, then one post, timed the same
+  way; p50, p99, max;
+- the worker process's CPU time over the idle spells (its polling of the SQLite queue), as
+  a share of one core.
+`--trials 0` or `--seconds 0` skips a part. Bounded: every process is stopped at the end,
+even on Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+FANOUT = [sys.executable, "-m", "fanout"]
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    server: "Receiver"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        arrived = time.monotonic()
+        self.send_response(204)
+        self.end_headers()
+        event = json.loads(body)
+        with self.server.lock:
+            self.server.arrivals.setdefault(event["post_id"], arrived)
+
+
+class Receiver(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Receiver)
+        self.lock = threading.Lock()
+        self.arrivals: dict[str, float] = {}
+
+    def wait_for(self, post_id: str, timeout: float = 30.0) -> float:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if post_id in self.arrivals:
+                    return self.arrivals[post_id]
+            time.sleep(0.002)
+        raise TimeoutError(f"no webhook for {post_id} within {timeout} s")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(c) for c in text]
+    return found
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def summary(name: str, values: list[float]) -> str:
+    ms = [v * 1000 for v in values]
+    return (f"{name}: {len(ms)} posts, p50 {statistics.median(ms):.0f} ms, p99 {percentile(ms, 99):.0f} ms, "
+            f"max {max(ms):.0f} ms")
+
+
+def fanout(env: dict, *args: str) -> dict:
+    out = subprocess.run([*FANOUT, *args, "--json"], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rate", type=float, default=20.0)
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--idle", type=float, default=60.0)
+    parser.add_argument("--trials", type=int, default=20)
+    args = parser.parse_args()
+
+    data = tempfile.mkdtemp(prefix="fanout-bench-")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "FANOUT_DATA_DIR": data, "FANOUT_INSECURE_URLS": "1", "FANOUT_BASE_URL": base}
+    for name in ("FANOUT_DATABASE_URL", "FANOUT_QUEUE_URL"):
+        env.pop(name, None)  # the embedded default
+    subprocess.run([*FANOUT, "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)
+    workspace = fanout(env, "workspace", "create", "bench", "--plan", "BUSINESS")["id"]
+    key = fanout(env, "key", "create", workspace, "--mode", "sandbox")["key"]
+    headers = {"Authorization": f"Bearer {key}"}
+
+    receiver = Receiver()
+    threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    serve = subprocess.Popen([*FANOUT, "serve", "--port", str(port)], env=env, cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                sys.exit("fanout serve did not become ready")
+            time.sleep(0.2)
+        link = requests.post(f"{base}/v1/accounts/x/connect", headers=headers, json={}, timeout=10).json()["url"]
+        location = requests.get(link, allow_redirects=False, timeout=10).headers["location"]
+        account = location.split("account_id=")[1].split("&")[0]
+        hook = requests.post(f"{base}/v1/webhooks", headers=headers, timeout=10, json={
+            "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "events": ["post.completed"]})
+        hook.raise_for_status()
+
+        session = requests.Session()
+
+        def one_post(caption: str) -> float:
+            sent = time.monotonic()
+            answer = session.post(f"{base}/v1/upload", headers=headers, timeout=10,
+                                  json={"caption": caption, "account_ids": [account]})
+            answer.raise_for_status()
+            return receiver.wait_for(answer.json()["id"]) - sent
+
+        one_post("warm-up")
+        if args.seconds:
+            latencies, lock, threads = [], threading.Lock(), []
+
+            def timed(i: int) -> None:
+                value = one_post(f"steady {i}")
+                with lock:
+                    latencies.append(value)
+
+            start = time.monotonic()
+            for i in range(int(args.rate * args.seconds)):
+                wait = start + i / args.rate - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                thread = threading.Thread(target=timed, args=(i,))
+                thread.start()
+                threads.append(thread)
+            for thread in threads:
+                thread.join(60)
+            print(summary(f"steady at {args.rate:g} posts/s for {args.seconds} s", latencies))
+        if args.trials:
+            worker = children(serve.pid)
+            idle_cpu, idle_wall, latencies = 0.0, 0.0, []
+            for i in range(args.trials):
+                before = sum(cpu_seconds(p) for p in worker)
+                time.sleep(args.idle)
+                idle_cpu += sum(cpu_seconds(p) for p in worker) - before
+                idle_wall += args.idle
+                latencies.append(one_post(f"after idle {i}"))
+            print(summary(f"after {args.idle:g} s idle", latencies))
+            print(f"worker CPU while idle: {idle_cpu:.2f} s over {idle_wall:.0f} s "
+                  f"({100 * idle_cpu / idle_wall:.2f}% of one core)")
+    finally:
+        os.killpg(serve.pid, 15)
+        try:
+            serve.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, 9)
+        receiver.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,536 @@
+"""TikTok (Login Kit v2, Content Posting API, Direct Post): the OAuth flow, creator info,
+videos pulled or uploaded, photo posts, the status read back (docs/platforms.md#the-tiktok-adapter).
+
+Authorize on www.tiktok.com, everything else on open.tiktokapis.com under `/v2`; every API
+answer is the envelope `{"data", "error": {"code", "message", "log_id"}}`, where only
+`error.code == "ok"` is success (whatever the HTTP status); the token endpoint answers flat
+OAuth JSON.
+
+A post is published in steps over saved state:
+1. the creator's info is read (TikTok requires it before every post): the privacy level
+   is chosen from the options it offers, the video's duration checked against its maximum;
+2. the post is started (`init`): a video by PULL_FROM_URL from a verified host, else by
+   FILE_UPLOAD, whose bytes go right after in chunks with `Content-Range`, streamed from
+   the fetched file; photos only by PULL_FROM_URL;
+3. the status is read back by scheduled steps until PUBLISH_COMPLETE (the public post id
+   may come later: moderation) or FAILED with its `fail_reason`;
+4. `external_url` is `https://www.tiktok.com/@{username}/video/{id}`.
+
+Never twice: a marker is saved before `init`, which is what starts a post. An init whose
+answer was lost is started again only for FILE_UPLOAD (a post whose bytes never came is
+never published); a pulled one cannot be looked up (TikTok lists no pending posts), so the
+target fails saying it may have been posted rather than risk posting it twice.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from .base import (
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed,
+)
+from .http import PlatformResponse, PlatformUnreachable
+from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNVERIFIED, Rule, classify, number, scrub
+from .rules import RULES
+
+HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
+SCOPES = ("user.info.basic", "user.info.profile", "video.publish")
+# The names base.Adapter reads.
+hosts, scopes = HOSTS, SCOPES
+UPLOADS_MEDIA = True
+
+AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"
+API = "https://open.tiktokapis.com/v2"
+TITLE = "TikTok"
+
+# Most public first: the default privacy level is the first of these the creator offers.
+PRIVACY_ORDER = ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+# About 15 posts per creator in 24 hours (the number is not published), and per access
+# token per minute: 20 creator-info reads, 6 inits, 30 status reads.
+DAILY_POSTS, DAY = 15, _dt.timedelta(hours=24)
+CREATOR_INFO_PER_MINUTE, INIT_PER_MINUTE, STATUS_PER_MINUTE = 20, 6, 30
+# The media transfer rules: one chunk under 5 MB, else chunks of 5 to 64 MB, the last one
+# taking the remainder (up to 128 MB). 10 MB keeps a 4 GB video within 1,000 chunks.
+MB = 1024 * 1024
+CHUNK = 10 * MB
+READ_BLOCK = 64 * 1024  # what one read of a chunk's body takes from the file
+# Access tokens last 24 hours (2 in newer documentation): refresh half an hour before.
+REFRESH_BEFORE = _dt.timedelta(minutes=30)
+POLL = _dt.timedelta(seconds=10)  # while TikTok processes the video
+MODERATION_POLL = _dt.timedelta(seconds=60)  # while a published post awaits its public id
+MODERATION_WAIT = _dt.timedelta(minutes=30)  # then it is settled published without a URL
+RETRY_AFTER = _dt.timedelta(seconds=30)
+VIDEO_TYPES = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
+
+
+# --- the one mapping table: what TikTok answers -> the target's error code ---------------
+
+# Read top to bottom, the first matching row wins: `error.code` (or a status's
+# `fail_reason`) before the HTTP status, since TikTok may put a refusal in a 200.
+MAPPING: tuple[Rule, ...] = (
+    Rule("code", ("access_token_invalid", "scope_not_authorized", "scope_permission_missed"), AUTH),
+    Rule("code", ("rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share",
+                  "reached_active_user_cap"), RATE),
+    Rule("code", ("url_ownership_unverified",), UNVERIFIED),
+    Rule("code", ("invalid_file_upload",), MEDIA),
+    Rule("length", (True,), CAPTION),  # invalid_param about the title's or description's length
+    Rule("code", ("internal_error",), UNKNOWN, transient=True),
+    Rule("fail_reason", ("video_pull_failed", "photo_pull_failed"), DOWNLOAD),
+    Rule("fail_reason", ("file_format_check_failed", "duration_check_failed", "frame_rate_check_failed",
+                         "picture_size_check_failed", "spam_risk_text"), MEDIA),  # spam_risk_text: our choice
+    Rule("fail_reason", ("spam_risk_too_many_posts",), RATE),
+    Rule("fail_reason", ("auth_removed",), AUTH),
+    Rule("http", (401,), AUTH),
+    Rule("http", (429,), RATE),
+    Rule("http", tuple(range(500, 600)), UNKNOWN, transient=True),
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What TikTok said, reduced to the signals MAPPING reads."""
+
+    raw: str  # clipped, tokens removed: safe for a target's error message
+    http: int | None = None
+    code: str | None = None  # error.code
+    fail_reason: str | None = None
+    message: str = ""
+
+    def signal(self, name: str):
+        if name == "length":
+            words = self.message.lower()
+            return self.code in ("invalid_param", "invalid_params") and (
+                "length" in words or "too long" in words or "exceed" in words) and (
+                "title" in words or "description" in words) or None
+        return getattr(self, name)
+
+
+def read_answer(response: PlatformResponse, *secrets_: str | None) -> Answer:
+    body = response.json()
+    error = body.get("error") if isinstance(body, dict) else None
+    raw = f"HTTP {response.status}: {scrub(response.text, *secrets_) or '(empty body)'}"
+    if not isinstance(error, dict):
+        return Answer(raw=raw, http=response.status)
+    return Answer(raw=raw, http=response.status, code=str(error.get("code") or "") or None,
+                  message=scrub(str(error.get("message") or ""), *secrets_))
+
+
+def outcome_of(answer: Answer) -> tuple[Rule | None, Outcome]:
+    rule = classify(MAPPING, answer)
+    code = rule.code if rule else UNKNOWN
+    if code == UNKNOWN:
+        message = f"{TITLE} answered {answer.raw}"
+    elif answer.fail_reason:
+        message = f"{TITLE} could not publish the post: {answer.fail_reason}"
+    else:
+        message = f"{TITLE}: {answer.code}: {answer.message}" if answer.code else f"{TITLE} answered {answer.raw}"
+    return rule, Outcome(error_code=code, error_message=message)
+
+
+# --- OAuth -------------------------------------------------------------------------------
+
+def authorize(app: App, redirect_uri: str, state: str, *, randbytes=None) -> Authorization:
+    query = urlencode({
+        "client_key": app.client_id,
+        "response_type": "code",
+        "scope": ",".join(SCOPES),
+        "redirect_uri": redirect_uri,
+        "state": state,
+    }, safe=",")
+    return Authorization(f"{AUTHORIZE_URL}?{query}")
+
+
+def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
+             now: _dt.datetime, settings=None) -> Grant:
+    """Code -> access and refresh tokens -> the user's profile (`GET /v2/user/info/`)."""
+    answer = _token(http, app, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
+                    "the code exchange", code)
+    token = answer["access_token"]
+    response = http.get(f"{API}/user/info/", params={"fields": "open_id,display_name,username"},
+                        headers=_bearer(token))
+    if response.status >= 500 or response.status == 429:
+        raise PlatformUnreachable(f"{TITLE} failed reading the profile (HTTP {response.status})", sent=True)
+    body = response.json()
+    user = (body.get("data") or {}).get("user") if _ok(body) else None
+    open_id = str((user or {}).get("open_id") or answer.get("open_id") or "")
+    name = (user or {}).get("username") or (user or {}).get("display_name")
+    if not open_id or not name:
+        raise AuthFailed(f"{TITLE} did not answer the profile: {read_answer(response, token).raw}")
+    return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
+                 expires_at=_expiry(now, answer), user_id=open_id, username=str(name))
+
+
+def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
+            now: _dt.datetime) -> Grant:
+    """A new pair: the refresh token rotates and the one sent stops working (the engine
+    stores the new one first). AuthFailed on `invalid_grant` (expired, revoked or reused)."""
+    if not refresh_token:
+        raise AuthFailed(f"{TITLE} gave no refresh token: connect the account again")
+    answer = _token(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
+                    "the token refresh", refresh_token, access_token)
+    return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
+                 expires_at=_expiry(now, answer))
+
+
+def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
+    return expires_at - REFRESH_BEFORE
+
+
+def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapping[str, Any]:
+    response = http.post(f"{API}/oauth/token/", data={
+        "client_key": app.client_id, "client_secret": app.client_secret, **form})
+    if response.status >= 500 or response.status == 429:
+        raise PlatformUnreachable(f"{TITLE} failed {what} (HTTP {response.status})", sent=True)
+    body = response.json()
+    if response.status == 200 and isinstance(body, dict) and isinstance(body.get("access_token"), str) \
+            and body["access_token"]:
+        return body
+    error = body.get("error") if isinstance(body, dict) else None
+    words = scrub(str(body.get("error_description") or "") if isinstance(body, dict) else "", app.client_secret,
+                  *secrets_) or read_answer(response, app.client_secret, *secrets_).raw
+    if error in ("invalid_client", "unauthorized_client"):
+        raise ClientRefused(f"{TITLE} refused this server's app credentials during {what} "
+                            f"(FANOUT_TIKTOK_CLIENT_ID/SECRET): {words}")
+    raise AuthFailed(f"{TITLE} refused {what}: {error or 'error'}: {words}")
+
+
+def _expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
+    seconds = number(answer.get("expires_in"))
+    return now + _dt.timedelta(seconds=seconds) if seconds and seconds > 0 else None
+
+
+def _bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _ok(body: Any) -> bool:
+    return isinstance(body, dict) and isinstance(body.get("error"), dict) and body["error"].get("code") == "ok"
+
+
+# --- publishing --------------------------------------------------------------------------
+
+def publish(step: Step, job: Job) -> Result:
+    """One step of publishing `job` (see the module's docstring for the sequence)."""
+    try:
+        return _Posting(step, job).run()
+    except _Stop as stop:
+        return stop.result
+
+
+def permalink(username: str, post_id: str) -> str:
+    return f"https://www.tiktok.com/@{quote(username, safe='')}/video/{quote(post_id, safe='')}"
+
+
+def verified(url: str, entries: tuple[str, ...]) -> bool:
+    """Whether `url` is under a verified domain (or one of its subdomains) or URL prefix."""
+    host = (urlsplit(url).hostname or "").lower()
+    for entry in entries:
+        if "://" in entry:
+            if url.startswith(entry):
+                return True
+        elif host == entry or host.endswith("." + entry):
+            return True
+    return False
+
+
+class _Stop(Exception):
+    def __init__(self, result: Result):
+        super().__init__()
+        self.result = result
+
+
+class _Chunk:
+    """`length` bytes of `file` from where it stands, read in small blocks as requests
+    sends them: a chunk of tens of MB is never in memory whole."""
+
+    def __init__(self, file, length: int):
+        self.file, self.left = file, length
+
+    def __len__(self) -> int:
+        return self.left
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size is None or size < 0 else min(size, self.left, READ_BLOCK)
+        data = self.file.read(size) if size else b""
+        self.left -= len(data)
+        return data
+
+
+def chunk_plan(size: int) -> tuple[int, int]:
+    """(chunk_size, total_chunk_count) by TikTok's media transfer rules."""
+    if size < CHUNK:  # under 5 MB it must be whole; up to 10 MB one chunk is simplest
+        return size, 1
+    return CHUNK, size // CHUNK
+
+
+class _Posting:
+    """State keys (all JSON):
+    - `creating`: "init" while a post may be starting, with `mode` (file, pull or photo);
+    - `publish_id`: TikTok's id of the post being published; `size`, `uploaded`: the
+      video's bytes, all sent (FILE_UPLOAD);
+    - `username`: the creator's, for the permalink; `completed_at`: when TikTok said
+      PUBLISH_COMPLETE without the public id yet.
+    """
+
+    def __init__(self, step: Step, job: Job):
+        self.step, self.job = step, job
+        self.state: dict[str, Any] = json.loads(json.dumps(dict(job.state)))
+        self.now = step.now()
+        self.settings = step.settings
+
+    def run(self) -> Result:
+        if self.state.get("creating") == "init":
+            return self.reconcile()
+        if self.state.get("publish_id") and self.state.get("mode") == "file" and not self.state.get("uploaded"):
+            return self.resume_upload()
+        if self.state.get("publish_id"):
+            return self.read_status()
+        self.check_daily()
+        return self.start()
+
+    # -- starting a post
+
+    def check_daily(self) -> None:
+        recent = self.step.published(self.now - DAY)
+        if recent >= DAILY_POSTS:
+            raise _Stop(failed(RATE, f"{TITLE} allows about {DAILY_POSTS} posts in 24 hours per creator; this "
+                                     f"account published {recent}"))
+
+    def start(self) -> Result:
+        photos = [item for item in self.job.media if item.get("type") == "image"]
+        if photos:
+            return self.start_photos(photos)
+        [video] = self.job.media
+        method = self.settings.tiktok_upload_method
+        if method == "pull" or (method == "auto" and verified(video["url"], self.settings.tiktok_verified_domains)):
+            info = self.inspect(video, 0)
+            creator = self.creator_info()
+            self.check_duration(info, creator)
+            return self.init("pull", "video/init/", {
+                "post_info": self.post_info(creator, title=True),
+                "source_info": {"source": "PULL_FROM_URL", "video_url": video["url"]}})
+        return self.upload(video, self.creator_info)
+
+    def start_photos(self, photos: list[Mapping[str, str]]) -> Result:
+        for index, item in enumerate(photos):
+            self.inspect(item, index)
+        creator = self.creator_info()
+        info = {k: v for k, v in self.post_info(creator, title=False).items() if k not in ("disable_duet",
+                                                                                         "disable_stitch")}
+        if self.job.caption:
+            info["description"] = self.job.caption
+        return self.init("photo", "content/init/", {
+            "post_info": {**info, "auto_add_music": True},
+            "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": 1,
+                            "photo_images": [item["url"] for item in photos]},
+            "post_mode": "DIRECT_POST", "media_type": "PHOTO"})
+
+    def upload(self, video: Mapping[str, str], creator_info) -> Result:
+        # Imported here: Pillow and mutagen load only in the processes that publish.
+        from ..media_fetch import MediaProblem, fetch
+
+        try:
+            media = fetch(self.step.outbound, video["url"], RULES["tiktok"].media_limits, "video", label="media[0]")
+        except MediaProblem as e:
+            raise _Stop(failed(e.code, e.message)) from None
+        with media:
+            creator = creator_info()
+            self.check_duration(media.info, creator)
+            size = media.info.size
+            chunk_size, count = chunk_plan(size)
+            self.state["size"] = size
+            body = self.init("file", "video/init/", {
+                "post_info": self.post_info(creator, title=True),
+                "source_info": {"source": "FILE_UPLOAD", "video_size": size, "chunk_size": chunk_size,
+                                "total_chunk_count": count}}, settle=False)
+            upload_url = (body.get("data") or {}).get("upload_url")
+            if not isinstance(upload_url, str) or not upload_url:
+                raise _Stop(failed(UNKNOWN, f"{TITLE} started the upload without an upload URL"))
+            mime = VIDEO_TYPES.get(media.info.format, "video/mp4")
+            for index in range(count):
+                first = index * chunk_size
+                length = size - first if index == count - 1 else chunk_size
+                self.put(upload_url, _Chunk(media.file, length), first, length, size, mime)
+        self.state["uploaded"] = True
+        self.saved()
+        return self.read_status()
+
+    def put(self, url: str, body: _Chunk, first: int, length: int, size: int, mime: str) -> None:
+        try:
+            response = self.step.http.request("PUT", url, data=body, headers={
+                "Content-Type": mime, "Content-Length": str(length),
+                "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
+        except PlatformUnreachable as e:
+            # The last chunk may have arrived: the next step reads the status, and starts
+            # again if the post is not complete.
+            raise _Stop(self.retry(e.message)) from None
+        if response.status in (200, 201, 206):
+            return
+        answer = read_answer(response)
+        rule, outcome = outcome_of(answer)
+        if rule is not None and rule.transient:
+            self.state.pop("publish_id", None)
+            raise _Stop(self.retry(outcome.error_message or answer.raw))
+        if response.status in (403, 404, 410):
+            raise _Stop(failed(EXPIRED, f"{TITLE} no longer takes this upload (its URL lasts an hour): "
+                                        f"{answer.message or answer.raw}"))
+        raise _Stop(Done(outcome))
+
+    def inspect(self, item: Mapping[str, str], index: int):
+        """The media TikTok will pull, checked as fetched (type, size, duration)."""
+        from ..media_fetch import MediaProblem, inspect
+
+        try:
+            return inspect(self.step.outbound, item["url"], RULES["tiktok"].media_limits, item["type"],
+                           label=f"media[{index}]")
+        except MediaProblem as e:
+            raise _Stop(failed(e.code, e.message)) from None
+
+    def creator_info(self) -> Mapping[str, Any]:
+        """TikTok requires it before every post: the privacy levels offered, the creator's
+        settings and maximum video duration."""
+        if not self.step.per_minute(f"tiktok:creator_info:{self.job.user_id}", CREATOR_INFO_PER_MINUTE):
+            raise _Stop(failed(RATE, f"{TITLE} allows {CREATOR_INFO_PER_MINUTE} creator-info reads a minute per "
+                                     "account, and they are used up"))
+        body = self.call("creator_info/query/", {})
+        data = body.get("data") if isinstance(body.get("data"), dict) else {}
+        if data.get("creator_username"):
+            self.state["username"] = str(data["creator_username"])
+        return data
+
+    def post_info(self, creator: Mapping[str, Any], *, title: bool) -> dict:
+        options = [o for o in creator.get("privacy_level_options") or [] if isinstance(o, str)]
+        wanted = self.settings.tiktok_privacy_level
+        if wanted is not None and wanted not in options:
+            raise _Stop(failed(UNKNOWN, f"FANOUT_TIKTOK_PRIVACY_LEVEL is {wanted}, which this creator does not "
+                                        f"offer; TikTok offers {', '.join(options) or 'no level'}"))
+        level = wanted or next((o for o in PRIVACY_ORDER if o in options), options[0] if options else None)
+        if level is None:
+            raise _Stop(failed(UNKNOWN, f"{TITLE} offers this creator no privacy level to post with"))
+        info = {"privacy_level": level,
+                # A setting the creator turned off stays off (TikTok's content sharing guidelines).
+                "disable_comment": bool(creator.get("comment_disabled")),
+                "disable_duet": bool(creator.get("duet_disabled")),
+                "disable_stitch": bool(creator.get("stitch_disabled"))}
+        if title and self.job.caption:
+            info["title"] = self.job.caption
+        return info
+
+    def check_duration(self, info, creator: Mapping[str, Any]) -> None:
+        longest = number(creator.get("max_video_post_duration_sec"))
+        if longest and info.duration is not None and info.duration > longest:
+            raise _Stop(failed("unsupported_media_for_platform",
+                               f"media[0]: the video lasts {info.duration:.1f} s; this TikTok creator may post "
+                               f"videos of {longest} s at most"))
+
+    def init(self, mode: str, path: str, payload: dict, *, settle: bool = True):
+        """Start the post: the marker first, then the call that may publish it."""
+        if not self.step.per_minute(f"tiktok:init:{self.job.user_id}", INIT_PER_MINUTE):
+            raise _Stop(failed(RATE, f"{TITLE} allows {INIT_PER_MINUTE} posts started a minute per account, and "
+                                     "they are used up"))
+        self.state.update(creating="init", mode=mode)
+        self.state.pop("uploaded", None)
+        self.saved()
+        body = self.call(f"post/publish/{path}", payload, creating=True)
+        publish_id = (body.get("data") or {}).get("publish_id")
+        if not publish_id:
+            raise _Stop(failed(UNKNOWN, f"{TITLE} started the post without a publish id"))
+        del self.state["creating"]
+        self.state["publish_id"] = str(publish_id)
+        self.saved()
+        return self.read_status() if settle else body
+
+    # -- never twice
+
+    def resume_upload(self) -> Result:
+        """An upload cut short (a worker died, a chunk's answer was lost): if TikTok has
+        every byte the post goes on; else it never publishes, and the post starts again."""
+        data = self.status()
+        if data is not None and (data.get("status") != "PROCESSING_UPLOAD"
+                                 or (number(data.get("uploaded_bytes")) or 0) >= self.state.get("size", 0)):
+            self.state["uploaded"] = True
+            return self.settle_status(data)
+        self.state.pop("publish_id", None)
+        self.check_daily()
+        return self.start()
+
+    def reconcile(self) -> Result:
+        """An init whose answer never came: TikTok may have started the post."""
+        if self.state.get("mode") == "file":
+            # Without our bytes that post never publishes: starting again is safe.
+            del self.state["creating"]
+            self.check_daily()
+            return self.start()
+        return failed(UNKNOWN, f"{TITLE}'s answer to starting this post was lost, and TikTok offers no way to "
+                               "look the post up: it may have been published. Check the account before posting "
+                               "it again.")
+
+    # -- the status, read back
+
+    def status(self) -> Mapping[str, Any] | None:
+        """The post's status as TikTok reads it; None when the per-minute reads are used up."""
+        if not self.step.per_minute(f"tiktok:status:{self.job.user_id}", STATUS_PER_MINUTE):
+            return None
+        body = self.call("post/publish/status/fetch/", {"publish_id": self.state["publish_id"]})
+        return body.get("data") if isinstance(body.get("data"), dict) else {}
+
+    def read_status(self) -> Result:
+        return self.settle_status(self.status())
+
+    def settle_status(self, data: Mapping[str, Any] | None) -> Result:
+        if data is None:  # our own pacing, not a failure: read it a little later
+            return Wait(until=self.now + POLL, state=self.snapshot())
+        status = data.get("status")
+        if status == "FAILED":
+            reason = str(data.get("fail_reason") or "")
+            answer = Answer(raw=scrub(f"status FAILED, fail_reason {reason or '(none)'}"), fail_reason=reason or None)
+            return Done(outcome_of(answer)[1])
+        if status == "PUBLISH_COMPLETE":
+            ids = [i for i in data.get("publicaly_available_post_id") or [] if i]
+            if ids:
+                return Done(Outcome(external_url=permalink(self.username, str(ids[0]))))
+            # Published, awaiting moderation before it is public: its id comes later.
+            completed = self.state.setdefault("completed_at", self.now.isoformat())
+            if self.now - _dt.datetime.fromisoformat(completed) >= MODERATION_WAIT:
+                return Done(Outcome())
+            return Wait(until=self.now + MODERATION_POLL, state=self.snapshot())
+        return Wait(until=self.now + POLL, state=self.snapshot())
+
+    @property
+    def username(self) -> str:
+        return self.state.get("username") or self.job.username
+
+    # -- calls
+
+    def call(self, path: str, payload: dict, *, creating: bool = False) -> Mapping[str, Any]:
+        """One Content Posting call (POST, JSON); a clear failure ends the step."""
+        try:
+            response = self.step.http.post(f"{API}/{path}", json_body=payload, headers={
+                **_bearer(self.job.access_token), "Content-Type": "application/json; charset=UTF-8"})
+        except PlatformUnreachable as e:
+            if creating and not e.sent:
+                self.state.pop("creating", None)  # it never left: nothing to reconcile
+            raise _Stop(self.retry(e.message)) from None
+        body = response.json()
+        if _ok(body):
+            return body
+        answer = read_answer(response, self.job.access_token)
+        rule, outcome = outcome_of(answer)
+        if creating:
+            self.state.pop("creating", None)  # a clear refusal: nothing was started
+        if rule is not None and rule.transient:
+            raise _Stop(self.retry(outcome.error_message or answer.raw))
+        raise _Stop(Done(outcome))
+
+    def retry(self, reason: str) -> Retry:
+        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+
+    def saved(self) -> None:
+        self.step.save(self.snapshot())
+
+    def snapshot(self) -> dict:
+        return json.loads(json.dumps(self.state))

@@ -732,13 +732,19 @@ def test_an_unknown_path_is_a_404_envelope(api):
     assert error_of(api("POST", "/v2/post/publish/video/init"), 404)["code"] == "not_found"
 
 
-def test_reset_forgets_tokens_and_posts_and_keeps_users_and_settings(tiktok, api):
-    tiktok.set_daily_cap(1)
+def test_reset_forgets_tokens_and_posts_keeps_users_and_puts_the_settings_back(tiktok, api):
+    tiktok.add_user("kept")
     uploaded(tiktok, api, video(1000))
+    tiktok.set_daily_cap(1)
+    tiktok.set_processing_time(60, moderation_seconds=600)
+    tiktok.set_verified(domains=["127.0.0.1"])
+    tiktok.set_unaudited()
     tiktok.reset()
-    assert tiktok.posts == {OPEN_ID: []} and tiktok.uploads == {}
+    assert [u.username for u in tiktok.users] == ["emu_tiktok", "kept"] and tiktok.uploads == {}
+    assert all(posts == [] for posts in tiktok.posts.values())
     error_of(api("POST", CREATOR), 401)
-    assert [u.username for u in tiktok.users] == ["emu_tiktok"] and tiktok.daily_cap == 1
+    assert (tiktok.daily_cap, tiktok.processing_seconds, tiktok.moderation_seconds, tiktok.verified_domains,
+            tiktok.unaudited) == (15, 5, 0, (), False)
 
 
 def test_the_controls_and_views_are_reachable_over_http(tiktok, media_server):

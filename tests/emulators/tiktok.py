@@ -42,11 +42,9 @@ class TikTokEmulator(TikTokOAuth, TikTokPosting, EmulatorServer):
         super().__init__(**server)
         self.client_key, self.client_secret = client_key, client_secret
         self.redirect_uris = set(redirect_uris) if redirect_uris is not None else None
-        self.set_processing_time(processing_seconds, moderation_seconds)
-        self.set_daily_cap(daily_cap)
-        self.set_verified(verified_domains, verified_prefixes)
-        self.set_unaudited(unaudited)
-        self.set_token_lifetimes(access_ttl, refresh_ttl)
+        # What the controls may change, as constructed: reset() puts it back.
+        self._configured = (processing_seconds, moderation_seconds, daily_cap, tuple(verified_domains),
+                            tuple(verified_prefixes), unaudited, access_ttl, refresh_ttl)
         users = [self.DEFAULT_USER] if users is None else users
         self._users = {u.open_id: u for u in (u if isinstance(u, TikTokUser) else TikTokUser(*u) for u in users)}
         self._consenting = next(iter(self._users), None)
@@ -74,6 +72,15 @@ class TikTokEmulator(TikTokOAuth, TikTokPosting, EmulatorServer):
         self.views.update(posts=lambda: self.posts, uploads=lambda: self.uploads, users=lambda: self.users)
 
     def _reset_state(self) -> None:
+        """The state as constructed: no tokens or posts, and the settings the controls change
+        (processing times, cap, verified hosts, audit, token lifetimes) back to the constructor's,
+        so that tests sharing one server do not inherit each other's."""
+        processing, moderation, cap, domains, prefixes, unaudited, access, refresh = self._configured
+        self.set_processing_time(processing, moderation)
+        self.set_daily_cap(cap)
+        self.set_verified(domains, prefixes)
+        self.set_unaudited(unaudited)
+        self.set_token_lifetimes(access, refresh)
         self._tokens: dict = {}
         self._codes: dict = {}
         self._ids = itertools.count(7_440_000_000_000_000_001)  # publishes, uploads, post ids

@@ -1,4 +1,4 @@
-"""Run an emulator on its own: `python -m tests.emulators threads|instagram|x --port 9200`.
+"""Run an emulator on its own: `python -m tests.emulators threads|instagram|x|tiktok --port 9200`.
 
 Prints where it listens and the settings that send Fanout to it, then serves until
 Ctrl-C (or SIGTERM). Its clock follows real time, so videos finish processing by
@@ -21,8 +21,9 @@ def _pair(value: str) -> tuple[str, str]:
     return key, rest
 
 
-def _emulator(module: str, class_name: str, user_class: str):
-    """How to build an emulator (Threads, Instagram, X) from its arguments."""
+def _emulator(module: str, class_name: str, user_class: str, options=None):
+    """How to build an emulator from its arguments; `options(args, processing)` gives the
+    keyword arguments of its own (default: `processing_seconds`, the processing times by type)."""
     def build(args: argparse.Namespace, clock: EmulatorClock):
         from importlib import import_module
 
@@ -30,8 +31,9 @@ def _emulator(module: str, class_name: str, user_class: str):
         user = getattr(found, user_class)
         users = [user(uid, *rest.split(":")) for uid, rest in args.user] or None
         processing = {kind.upper(): float(seconds) for kind, seconds in args.processing_time}
-        return getattr(found, class_name)(args.client_id, args.client_secret, users=users,
-                                          processing_seconds=processing, host=args.host, port=args.port, clock=clock)
+        extra = options(args, processing) if options else {"processing_seconds": processing}
+        return getattr(found, class_name)(args.client_id, args.client_secret, users=users, host=args.host,
+                                          port=args.port, clock=clock, **extra)
     return build
 
 
@@ -53,6 +55,33 @@ def _arguments(app: str, user: str, user_help: str, processing_help: str):
     return add
 
 
+def _tiktok_arguments(parser: argparse.ArgumentParser) -> None:
+    _arguments("tiktok", "OPEN_ID:USERNAME[:NICKNAME]", "default -000emuTikTokOpenId0001:emu_tiktok:Emu TikTok "
+               "(an open_id starting with '-' is given as --user=OPEN_ID:...)",
+               "publish=SECONDS from the last byte to PUBLISH_COMPLETE (default 5), moderation=SECONDS from then to "
+               "the public post id (default 0)")(parser)
+    parser.add_argument("--verified", action="append", default=[], metavar="DOMAIN",
+                        help="a host PULL_FROM_URL may pull from (repeatable), e.g. 127.0.0.1 for a local media server")
+    parser.add_argument("--unaudited", action="store_true", help="an unaudited app: SELF_ONLY posts only")
+
+
+def _tiktok_options(args: argparse.Namespace, processing: dict[str, float]) -> dict:
+    unknown = set(processing) - {"PUBLISH", "MODERATION"}
+    if unknown:
+        raise ValueError(f"--processing-time takes publish= and moderation=, not {', '.join(sorted(unknown))}")
+    return {"processing_seconds": processing.get("PUBLISH", 5.0),
+            "moderation_seconds": processing.get("MODERATION", 0.0), "verified_domains": args.verified,
+            "unaudited": args.unaudited}
+
+
+def _tiktok_settings(emulator) -> dict[str, str]:
+    """The shared three, and the verified hosts the service must know to pull rather than upload."""
+    settings = _settings("TIKTOK")(emulator)
+    if emulator.verified_domains:
+        settings["FANOUT_TIKTOK_VERIFIED_DOMAINS"] = ",".join(emulator.verified_domains)
+    return settings
+
+
 # Each platform: how to add its arguments, how to build it, and the settings to print once it listens.
 PLATFORMS = {
     "threads": (_arguments("threads", "ID:USERNAME", "default 17841400000000001:emu_threads",
@@ -66,6 +95,8 @@ PLATFORMS = {
     "x": (_arguments("x", "ID:USERNAME[:NAME]", "default 1600000000000000001:emu_x:Emu X",
                      "how long tweet_video or tweet_gif media process (default tweet_video=10, tweet_gif=2)"),
           _emulator("x", "XEmulator", "XUser"), _settings("X")),
+    "tiktok": (_tiktok_arguments, _emulator("tiktok", "TikTokEmulator", "TikTokUser", _tiktok_options),
+               _tiktok_settings),
 }
 
 

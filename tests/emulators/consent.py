@@ -1,6 +1,13 @@
-"""Who consents when an emulator's authorize page is visited: the controls every
-emulator's OAuth shares (tests/emulators/README.md)."""
+"""Who consents when an emulator's authorize page is visited, and how authorize answers:
+what every emulator's OAuth shares (tests/emulators/README.md)."""
 from __future__ import annotations
+
+import dataclasses
+import html
+from collections.abc import Callable
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from .wire import Response
 
 
 class Consent:
@@ -17,3 +24,26 @@ class Consent:
     def deny_consent(self, deny: bool = True) -> None:
         """While on, the user refuses every authorization (error=access_denied)."""
         self._deny = deny
+
+
+def with_query(url: str, params: dict, fragment: str | None = None) -> str:
+    """`url` with `params` added to its query (and `fragment` in place of its own, when given):
+    where authorize sends the browser back."""
+    parts = urlsplit(url)
+    query = "&".join(filter(None, (parts.query, urlencode(params))))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment if fragment is None else fragment))
+
+
+def error_page(message: str) -> Response:
+    """What authorize shows a browser for a request it cannot send back to a redirect URI [U]."""
+    page = f"<!doctype html><title>Something went wrong</title><p>{html.escape(message)}</p>"
+    return Response(400, page.encode("utf-8"), {"Content-Type": "text/html; charset=utf-8"})
+
+
+def revoke_where(tokens: dict, which: Callable) -> int:
+    """Mark revoked the tokens (frozen dataclasses with `value` and `revoked`) of `tokens`
+    that `which` picks; answers how many were not revoked yet. Under the emulator's lock."""
+    hit = [t for t in tokens.values() if which(t) and not t.revoked]
+    for token in hit:
+        tokens[token.value] = dataclasses.replace(token, revoked=True)
+    return len(hit)

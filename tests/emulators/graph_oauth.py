@@ -9,10 +9,9 @@ import datetime as dt
 import secrets
 from dataclasses import dataclass, field
 from typing import Any, Iterable
-from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from .base import Rule
-from .consent import Consent
+from .consent import Consent, revoke_where, with_query
 from .graph import GraphError, error_body, unknown_object
 from .wire import Refusal, Request, Response
 
@@ -87,10 +86,7 @@ class GraphOAuth(Consent):
         """Every token of the user (default: the consenting one) stops working."""
         uid = str(user_id or self._consenting)
         with self.lock:
-            revoked = [t for t in self._tokens.values() if t.user_id == uid and not t.revoked]
-            for token in revoked:
-                self._tokens[token.value] = dataclasses.replace(token, revoked=True)
-            return len(revoked)
+            return revoke_where(self._tokens, lambda t: t.user_id == uid)
 
     def fail_refresh(self, times: int | None = 1) -> Rule:
         """The next refreshes answer 190/460 (the token is refused) and change nothing."""
@@ -136,13 +132,13 @@ class GraphOAuth(Consent):
         if self._deny or self._consenting is None:
             answer = {"error": "access_denied", "error_reason": "user_denied",
                       "error_description": "Permissions error", **answer}
-            return Response.redirect(_with_query(redirect_uri, answer))
+            return Response.redirect(with_query(redirect_uri, answer, fragment="_"))
         scopes = frozenset(s.strip() for s in p["scope"].replace(" ", ",").split(",") if s.strip())
         with self.lock:
             code = Code(secrets.token_urlsafe(32), self._consenting, redirect_uri, scopes,
                         self.clock.now() + self.CODE_TTL)
             self._codes[code.value] = code
-        return Response.redirect(_with_query(redirect_uri, {"code": code.value, **answer}))
+        return Response.redirect(with_query(redirect_uri, {"code": code.value, **answer}, fragment="_"))
 
     def _exchange_code(self, request: Request) -> Response:
         p = request.params
@@ -218,13 +214,6 @@ class GraphOAuth(Consent):
         if uid is not None and uid not in ("me", token.user_id):
             raise unknown_object(uid, request.method.lower())
         return token
-
-
-def _with_query(url: str, params: dict) -> str:
-    """`url` with `params` added to its query, and Meta's `#_` fragment."""
-    parts = urlsplit(url)
-    query = "&".join(filter(None, (parts.query, urlencode(params))))
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, "_"))
 
 
 def _long_time(instant: dt.datetime) -> str:

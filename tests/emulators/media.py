@@ -3,6 +3,7 @@ loopback media server), telling its type from its first bytes, and small real me
 files for tests to serve."""
 from __future__ import annotations
 
+import hashlib
 import struct
 import zlib
 from dataclasses import dataclass
@@ -13,17 +14,20 @@ HEAD_BYTES = 64
 # An image's size is in its header: a JPEG's frame header can follow large EXIF data.
 SIZE_BYTES = 256 * 1024
 _CHUNK = 64 * 1024
+EBML = b"\x1a\x45\xdf\xa3"  # the magic number of Matroska and WebM files
 
 
 @dataclass(frozen=True)
 class Fetched:
     """What a fetch came to: the type sniffed, the size read (reading stops once past
-    `limit`), an image's width and height when its header tells them, or why it failed."""
+    `limit`), an image's width and height when its header tells them, the SHA-256 of the
+    bytes read, or why it failed."""
 
     kind: str | None = None
     size: int = 0
     error: str | None = None
     dimensions: tuple[int, int] | None = None
+    sha256: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -39,21 +43,22 @@ def fetch(url: str, *, limit: int, timeout: tuple[float, float] = (5.0, 30.0)) -
             with session.get(url, stream=True, timeout=timeout) as answer:
                 if answer.status_code >= 400:
                     return Fetched(error=f"HTTP {answer.status_code}")
-                head, size = b"", 0
+                head, size, digest = b"", 0, hashlib.sha256()
                 for chunk in answer.iter_content(_CHUNK):
                     if len(head) < SIZE_BYTES:
                         head += chunk[: SIZE_BYTES - len(head)]
                     size += len(chunk)
+                    digest.update(chunk)
                     if size > limit:
                         break
                 kind = sniff(head[:HEAD_BYTES])
-                return Fetched(kind=kind, size=size, dimensions=image_size(head, kind))
+                return Fetched(kind=kind, size=size, dimensions=image_size(head, kind), sha256=digest.hexdigest())
     except (requests.RequestException, ValueError) as e:
         return Fetched(error=type(e).__name__)
 
 
 def sniff(head: bytes) -> str | None:
-    """jpeg, png, gif, webp, mp4 or mov from a file's first bytes; None for anything else."""
+    """jpeg, png, gif, webp, mp4, mov or webm from a file's first bytes; None for anything else."""
     if head.startswith(b"\xff\xd8\xff"):
         return "jpeg"
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -67,6 +72,8 @@ def sniff(head: bytes) -> str | None:
         return "mov" if head[8:12] == b"qt  " else "mp4"
     if box in (b"moov", b"mdat", b"wide", b"free", b"skip", b"pnot"):
         return "mov"  # QuickTime files without ftyp start with one of these atoms
+    if head.startswith(EBML) and b"\x42\x82\x84webm" in head:  # an EBML header whose DocType is webm
+        return "webm"
     return None
 
 
@@ -183,3 +190,9 @@ def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom") -> bytes
             + struct.pack(">9I", 0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000)
             + b"\x00" * 24 + struct.pack(">I", 1))
     return box(b"ftyp", brand + b"\x00\x00\x02\x00" + brand + b"mp41") + box(b"moov", box(b"mvhd", mvhd))
+
+
+def webm_bytes() -> bytes:
+    """The EBML header of a WebM file (DocType `webm`), then an empty Segment: enough for a sniffer."""
+    doc_type = b"\x42\x82\x84webm" + b"\x42\x87\x81\x04" + b"\x42\x85\x81\x02"  # DocType, its versions
+    return EBML + bytes([0x80 | len(doc_type)]) + doc_type + b"\x18\x53\x80\x67\x80"

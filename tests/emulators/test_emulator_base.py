@@ -2,21 +2,15 @@
 (tests/emulators/README.md#the-shared-base)."""
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import os
 import re
-import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import requests
 
 from .base import EmulatorServer, Request, Response
 from .clock import EmulatorClock
-from .conftest import START
+from .conftest import START, run_by_hand
 
 
 class Counter(EmulatorServer):
@@ -198,26 +192,6 @@ def test_the_media_server_serves_what_was_put_and_404_otherwise(media_server):
 
 
 # --- running an emulator by hand ------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def run_by_hand(*arguments: str):
-    """`python -m tests.emulators *arguments` run from the repository root, as a person
-    would: yields its base URL and the settings it printed (`{name: value}`); then Ctrl-C
-    (SIGINT) must stop it cleanly."""
-    root = Path(__file__).resolve().parents[2]
-    process = subprocess.Popen([sys.executable, "-m", "tests.emulators", *arguments], cwd=root,
-                               stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        base_url = process.stdout.readline().split(" on ")[1].split()[0]
-        settings = dict(process.stdout.readline().strip().partition("=")[::2] for _ in range(3))
-        yield base_url, settings
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.stdout.close()
 
 
 @pytest.mark.slow

@@ -1,6 +1,8 @@
 """Media as the emulators fetch and judge it (tests/emulators/README.md#media)."""
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from .media import (
@@ -12,22 +14,25 @@ from .media import (
     mp4_bytes,
     png_bytes,
     sniff,
+    webm_bytes,
 )
 
 
 @pytest.mark.parametrize("data,kind", [
     (jpeg_bytes(), "jpeg"), (png_bytes(), "png"), (mp4_bytes(), "mp4"), (mp4_bytes(brand=b"qt  "), "mov"),
     (b"\x00\x00\x00\x08wide\x00\x00\x00\x00mdat", "mov"), (b"GIF89a\x01\x00", "gif"),
-    (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "webp"), (b"<html>", None), (b"", None),
+    (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "webp"), (webm_bytes(), "webm"),
+    (b"\x1a\x45\xdf\xa3\x93\x42\x82\x88matroska", None), (b"<html>", None), (b"", None),
 ])
 def test_the_type_is_told_from_the_first_bytes(data, kind):
     assert sniff(data[:64]) == kind
 
 
-def test_a_fetch_reports_the_type_and_size(media_server):
+def test_a_fetch_reports_the_type_size_and_sha256(media_server):
     data = png_bytes(300, 200)
     fetched = fetch(media_server.put("/p", data, "application/octet-stream"), limit=10**6)
     assert (fetched.ok, fetched.kind, fetched.size) == (True, "png", len(data))
+    assert fetched.sha256 == hashlib.sha256(data).hexdigest()
 
 
 def test_a_fetch_stops_reading_past_its_limit(media_server):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import base64
 import secrets
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
+from .conftest import Api, redirect_query
 from .media import gif_bytes, jpeg_bytes, mp4_bytes, png_bytes
 from .x import HOSTS, TOO_LONG, tco
 from .x_oauth import s256
@@ -20,18 +20,6 @@ REDIRECT = "https://fanout.example/connect/x/callback"
 SCOPE = "tweet.read tweet.write users.read media.write offline.access"
 MIB = 1024 * 1024
 UNAUTHORIZED = {"title": "Unauthorized", "type": "about:blank", "status": 401, "detail": "Unauthorized"}
-
-
-class Api:
-    """Calls as a client makes them: the user's token as a Bearer header."""
-
-    def __init__(self, base_url: str, token: str | None):
-        self.base_url, self.token = base_url, token
-
-    def __call__(self, method: str, path: str, *, token: str | None = None, **kwargs) -> requests.Response:
-        token = token or self.token
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return requests.request(method, self.base_url + path, headers=headers, timeout=30, **kwargs)
 
 
 @pytest.fixture
@@ -49,11 +37,6 @@ def authorize(x, path: str = "/i/oauth2/authorize", **params) -> requests.Respon
     query = {"response_type": "code", "client_id": "app-id", "redirect_uri": REDIRECT, "scope": SCOPE,
              "state": "st-1", "code_challenge": s256("v" * 43), "code_challenge_method": "S256", **params}
     return requests.get(x.base_url + path, params=query, allow_redirects=False, timeout=10)
-
-
-def redirect_query(answer: requests.Response) -> dict:
-    assert answer.status_code == 302, answer.text
-    return {k: v[0] for k, v in parse_qs(urlsplit(answer.headers["Location"]).query).items()}
 
 
 def token_call(x, path: str = "/2/oauth2/token", auth=("app-id", "app-secret"), **form) -> requests.Response:

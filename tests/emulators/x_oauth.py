@@ -8,13 +8,11 @@ import binascii
 import dataclasses
 import datetime as dt
 import hashlib
-import html
 import re
 import secrets
 from collections.abc import Iterable
-from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from .consent import Consent
+from .consent import Consent, error_page, revoke_where, with_query
 from .wire import Request, Response
 from .x_state import Code, Token, forbidden, oauth_error, unauthorized
 
@@ -64,34 +62,34 @@ class XOAuth(Consent):
         working; answers how many did."""
         uid = str(user_id or self._consenting)
         with self.lock:
-            return self._revoke(lambda t: t.user_id == uid)
+            return revoke_where(self._tokens, lambda t: t.user_id == uid)
 
     # --- handlers -----------------------------------------------------------------------------
 
     def _authorize(self, request: Request) -> Response:
         p = request.query
         if p.get("client_id") != self.client_id:
-            return _error_page("The client_id is not that of a registered app.")
+            return error_page("The client_id is not that of a registered app.")
         if p.get("response_type") != "code":
-            return _error_page("response_type must be code.")
+            return error_page("response_type must be code.")
         redirect_uri = p.get("redirect_uri", "")
         if not redirect_uri or (self.redirect_uris is not None and redirect_uri not in self.redirect_uris):
-            return _error_page("The redirect_uri is not one registered for this app.")
+            return error_page("The redirect_uri is not one registered for this app.")
         scopes = tuple(dict.fromkeys(p.get("scope", "").split()))
         if not scopes or not set(scopes) <= KNOWN_SCOPES:
-            return _error_page("scope must list known scopes, separated by spaces.")
+            return error_page("scope must list known scopes, separated by spaces.")
         if not p.get("state"):
-            return _error_page("state is required.")
+            return error_page("state is required.")
         method, challenge = p.get("code_challenge_method", ""), p.get("code_challenge", "")
         if method not in CHALLENGE or not CHALLENGE[method].fullmatch(challenge):
-            return _error_page("A code_challenge (S256 or plain) is required.")
+            return error_page("A code_challenge (S256 or plain) is required.")
         if self._deny or self._consenting is None:
-            return Response.redirect(_with_query(redirect_uri, {"error": "access_denied", "state": p["state"]}))
+            return Response.redirect(with_query(redirect_uri, {"error": "access_denied", "state": p["state"]}))
         with self.lock:
             code = Code(secrets.token_urlsafe(32), self._consenting, redirect_uri, scopes, challenge, method,
                         self.clock.now() + CODE_TTL)
             self._codes[code.value] = code
-        return Response.redirect(_with_query(redirect_uri, {"state": p["state"], "code": code.value}))
+        return Response.redirect(with_query(redirect_uri, {"state": p["state"], "code": code.value}))
 
     def _token(self, request: Request) -> Response:
         self._check_client(request)
@@ -116,7 +114,7 @@ class XOAuth(Consent):
         if not value:
             raise oauth_error(400, "invalid_request", BAD_TOKEN)
         with self.lock:
-            self._revoke(lambda t: t.value == value)  # an unknown token is revoked too (RFC 7009) [U]
+            revoke_where(self._tokens, lambda t: t.value == value)  # an unknown token is revoked too (RFC 7009) [U]
         return Response.json(200, {"revoked": True})
 
     # --- grants -------------------------------------------------------------------------------
@@ -151,7 +149,7 @@ class XOAuth(Consent):
         if old is None or old.kind != "refresh" or old.revoked or self.clock.now() >= old.expires_at:
             raise oauth_error(400, "invalid_request", BAD_TOKEN)
         if old.rotated:
-            self._revoke(lambda t: t.family == old.family)
+            revoke_where(self._tokens, lambda t: t.family == old.family)
             raise oauth_error(400, "invalid_request", BAD_TOKEN)
         self._tokens[old.value] = dataclasses.replace(old, rotated=True)
         return self._grant(old.user_id, old.scopes, old.family)
@@ -165,13 +163,6 @@ class XOAuth(Consent):
         refresh = Token(secrets.token_urlsafe(48), "refresh", user_id, scopes, family, now, now + REFRESH_TTL)
         self._tokens[refresh.value] = refresh
         return access, refresh
-
-    def _revoke(self, which) -> int:
-        """Revoke the tokens `which` picks. Under the lock."""
-        hit = [t for t in self._tokens.values() if which(t) and not t.revoked]
-        for token in hit:
-            self._tokens[token.value] = dataclasses.replace(token, revoked=True)
-        return len(hit)
 
     # --- the check of every API call ----------------------------------------------------------
 
@@ -191,14 +182,3 @@ class XOAuth(Consent):
         token = self._tokens.get(request.bearer() or "")
         return token.user_id if token is not None else None
 
-
-def _error_page(message: str) -> Response:
-    """What authorize shows a browser for a request it cannot serve [U]."""
-    page = f"<!doctype html><title>Something went wrong</title><p>{html.escape(message)}</p>"
-    return Response(400, page.encode("utf-8"), {"Content-Type": "text/html; charset=utf-8"})
-
-
-def _with_query(url: str, params: dict) -> str:
-    parts = urlsplit(url)
-    query = "&".join(filter(None, (parts.query, urlencode(params))))
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from huey import Huey, MemoryHuey, RedisHuey, SqliteHuey, crontab
 from huey.api import TaskWrapper
+from huey.storage import SqliteStorage
 
 from ..datadir import private_file
 from ..settings import Settings, sqlite_path
@@ -30,7 +31,19 @@ def make_queue(settings: Settings) -> Huey:
     if url.startswith(("redis://", "rediss://")):
         return RedisHuey(NAME, url=url, results=False)
     path = private_file(sqlite_path(url))
-    return SqliteHuey(NAME, filename=str(path), results=False)
+    return SqliteHuey(NAME, storage_class=QueueStorage, filename=str(path), results=False)
+
+
+class QueueStorage(SqliteStorage):
+    """SQLite's queue with `synchronous = NORMAL`, as the data's own file has it: in WAL a
+    commit then waits for no fsync (SQLite's default, FULL, made every enqueue one). A
+    crash of the machine may lose the last rows; the database still says what is due, and
+    the sweeper enqueues it again (fanout/tasks/publishing.py)."""
+
+    def _create_connection(self):
+        conn = super()._create_connection()
+        conn.execute("pragma synchronous = normal")
+        return conn
 
 
 def memory_queue() -> Huey:

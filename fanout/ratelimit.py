@@ -1,13 +1,17 @@
 """Requests per minute per workspace, exact across threads and processes
 (docs/decisions.md#requests-per-minute).
 
-Algorithm: a sliding-window log. Every admitted request's timestamp is kept for the window,
-and a request is admitted iff fewer than `limit` admitted requests lie in the last 60 s.
-That makes the count exact however long a burst takes (100 concurrent requests against 30
-admit exactly 30; a token bucket or GCRA would refill and let a 31st in if the burst lasts
-over 2 s) and there is no boundary burst of 2N as with a fixed window. Memory is O(limit)
-per key, fine for the plans' limits (at most 600). Refused requests are not recorded, so a
-client that keeps retrying too early does not push its own recovery further out.
+Algorithm: a sliding-window log. A request is admitted iff fewer than `limit` admitted
+requests lie in the last 60 s, i.e. iff the limit-th newest admitted one has left the
+window, so a key needs only its last `limit` admitted timestamps. That makes the count
+exact however long a burst takes (100 concurrent requests against 30 admit exactly 30; a
+token bucket or GCRA would refill and let a 31st in if the burst lasts over 2 s) and there
+is no boundary burst of 2N as with a fixed window. Memory is O(limit) per key, fine for
+the plans' limits (at most 600). Refused requests are not recorded, so a client that keeps
+retrying too early does not push its own recovery further out.
+
+Each hit is one round trip: on SQLite one UPSERT ... RETURNING on the key's row, on Redis
+one script (EVALSHA) on the key's list.
 
 The `limits` library is not used: its storages read `time.time()` themselves, so the clock
 cannot be injected (Retry-After exactness could not be tested without sleeping), and it has
@@ -124,8 +128,9 @@ RETURNING admitted, stamps
 """
 
 _SCHEMA = (
-    # The log of the store before this one (a row per hit). Dropped: its counts are lost
-    # once, so each key may get one more window's worth in the minute of the upgrade.
+    # The log of the store before this one (a row per hit). Dropped rather than converted:
+    # its counts are lost once, so a key may get twice its limit in the minute of the
+    # upgrade, and the file does not keep a table nothing reads any more.
     "DROP TABLE IF EXISTS ratelimit_hits",
     # `stamps` last: long logs overflow the page, `expires` stays in it for the sweep.
     "CREATE TABLE IF NOT EXISTS ratelimit_log ("

@@ -133,13 +133,17 @@ _SCHEMA = (
     # upgrade, and the file does not keep a table nothing reads any more.
     "DROP TABLE IF EXISTS ratelimit_hits",
     # `stamps` last: long logs overflow the page, `expires` stays in it for the sweep.
-    "CREATE TABLE IF NOT EXISTS ratelimit_log ("
-    " key TEXT PRIMARY KEY, expires INTEGER NOT NULL, admitted INTEGER NOT NULL, stamps TEXT NOT NULL)",
+    (
+        "CREATE TABLE IF NOT EXISTS ratelimit_log ("
+        " key TEXT PRIMARY KEY, expires INTEGER NOT NULL, admitted INTEGER NOT NULL, stamps TEXT NOT NULL)"
+    ),
     # A key that stops sending keeps its row until a new key arrives: then every row a window
     # past its last hit goes (a new row's stamps are its one stamp, now). So the table holds
     # the keys of about the last minute; the scan runs only on a key's first hit in a window.
-    "CREATE TRIGGER IF NOT EXISTS ratelimit_log_sweep AFTER INSERT ON ratelimit_log BEGIN"
-    " DELETE FROM ratelimit_log WHERE expires <= CAST(NEW.stamps AS INTEGER); END",
+    (
+        "CREATE TRIGGER IF NOT EXISTS ratelimit_log_sweep AFTER INSERT ON ratelimit_log BEGIN"
+        " DELETE FROM ratelimit_log WHERE expires <= CAST(NEW.stamps AS INTEGER); END"
+    ),
 )
 
 

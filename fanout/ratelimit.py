@@ -1,13 +1,17 @@
 """Requests per minute per workspace, exact across threads and processes
 (docs/decisions.md#requests-per-minute).
 
-Algorithm: a sliding-window log. Every admitted request's timestamp is kept for the window,
-and a request is admitted iff fewer than `limit` admitted requests lie in the last 60 s.
-That makes the count exact however long a burst takes (100 concurrent requests against 30
-admit exactly 30; a token bucket or GCRA would refill and let a 31st in if the burst lasts
-over 2 s) and there is no boundary burst of 2N as with a fixed window. Memory is O(limit)
-per key, fine for the plans' limits (at most 600). Refused requests are not recorded, so a
-client that keeps retrying too early does not push its own recovery further out.
+Algorithm: a sliding-window log. A request is admitted iff fewer than `limit` admitted
+requests lie in the last 60 s, i.e. iff the limit-th newest admitted one has left the
+window, so a key needs only its last `limit` admitted timestamps. That makes the count
+exact however long a burst takes (100 concurrent requests against 30 admit exactly 30; a
+token bucket or GCRA would refill and let a 31st in if the burst lasts over 2 s) and there
+is no boundary burst of 2N as with a fixed window. Memory is O(limit) per key, fine for
+the plans' limits (at most 600). Refused requests are not recorded, so a client that keeps
+retrying too early does not push its own recovery further out.
+
+Each hit is one round trip: on SQLite one UPSERT ... RETURNING on the key's row, on Redis
+one script (EVALSHA) on the key's list.
 
 The `limits` library is not used: its storages read `time.time()` themselves, so the clock
 cannot be injected (Retry-After exactness could not be tested without sleeping), and it has
@@ -19,9 +23,8 @@ compare exactly: a hit at t counts at every instant before t + 60 s and no longe
 """
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
-import random
-import secrets
 import sqlite3
 import threading
 import time
@@ -64,9 +67,10 @@ class Decision:
 
 class Store(Protocol):
     def hit(self, key: str, now: float, window: float, limit: int) -> tuple[bool, int, float | None]:
-        """Atomically: forget hits older than the window, record one if fewer than `limit` remain.
+        """Atomically: record one hit at `now` if fewer than `limit` lie in the window.
 
-        Returns (admitted, hits in the window after this call, oldest hit in the window or None).
+        Returns (admitted, hits in the window after this call, and when refused the hit whose
+        leaving the window lets the next one in: the limit-th newest; None when admitted).
         """
         ...
 
@@ -97,12 +101,65 @@ def _redact(url: str) -> str:
         return "<unparseable URL>"
 
 
+# Stamps are epoch milliseconds written as 13 digits with no separator (up to the year 2286),
+# so a key's log is one short string, `substr` finds its n-th newest stamp, and comparing
+# stamps as text orders them as numbers.
+_DIGITS = 13
+
+# One statement per hit, atomic: SQLite takes the write lock before the statement reads.
+# A hit is admitted iff fewer than `limit` stamps are kept or the limit-th newest has left
+# the window; then its stamp is appended and only the newest `limit` are kept. What that
+# drops is never needed again: sorted stamps older than one that left the window left it
+# too, so every admitted hit still in the window is kept, whatever limits came before. A
+# stamp is never older than the newest kept (a clock stepped back records the newest
+# again), so the string stays sorted. `admitted` is a column because RETURNING sees only
+# the new row; `expires` is a window after the key's last hit, when the row counts nothing.
+_HIT_SQL = f"""
+INSERT INTO ratelimit_log (key, expires, admitted, stamps) VALUES (:key, :expires, 1, :now)
+ON CONFLICT (key) DO UPDATE SET
+  stamps = iif(
+    length(stamps) < {_DIGITS} * :limit OR substr(stamps, -{_DIGITS} * :limit, {_DIGITS}) <= :cutoff,
+    substr(stamps || max(:now, substr(stamps, -{_DIGITS})), -{_DIGITS} * :limit),
+    stamps),
+  admitted =
+    length(stamps) < {_DIGITS} * :limit OR substr(stamps, -{_DIGITS} * :limit, {_DIGITS}) <= :cutoff,
+  expires = max(expires, excluded.expires)
+RETURNING admitted, stamps
+"""
+
+_SCHEMA = (
+    # The log of the store before this one (a row per hit). Dropped rather than converted:
+    # its counts are lost once, so a key may get twice its limit in the minute of the
+    # upgrade, and the file does not keep a table nothing reads any more.
+    "DROP TABLE IF EXISTS ratelimit_hits",
+    # `stamps` last: long logs overflow the page, `expires` stays in it for the sweep.
+    (
+        "CREATE TABLE IF NOT EXISTS ratelimit_log ("
+        " key TEXT PRIMARY KEY, expires INTEGER NOT NULL, admitted INTEGER NOT NULL, stamps TEXT NOT NULL)"
+    ),
+    # A key that stops sending keeps its row until a new key arrives: then every row a window
+    # past its last hit goes (a new row's stamps are its one stamp, now). So the table holds
+    # the keys of about the last minute; the scan runs only on a key's first hit in a window.
+    (
+        "CREATE TRIGGER IF NOT EXISTS ratelimit_log_sweep AFTER INSERT ON ratelimit_log BEGIN"
+        " DELETE FROM ratelimit_log WHERE expires <= CAST(NEW.stamps AS INTEGER); END"
+    ),
+)
+
+
+def _stamp(ms: int) -> str:
+    if not 0 <= ms < 10**_DIGITS:
+        raise ValueError(f"time out of the limiter's range: {ms} ms since the epoch")
+    return f"{ms:0{_DIGITS}d}"
+
+
 class SqliteStore:
     """Hits in a SQLite file of their own, shared by every process on one machine.
 
     Uses the stdlib `sqlite3` directly, not the app's Peewee database, with one connection
-    per thread. Each hit is one `BEGIN IMMEDIATE` transaction, which takes the write lock
-    before reading, so two processes can never both count 29 and both insert.
+    per thread. A key is one row holding its last `limit` admitted stamps, and a hit is one
+    UPSERT ... RETURNING in autocommit, so two processes can never both count 29 and both
+    insert.
     """
 
     def __init__(self, path: str, timeout: float = 5.0) -> None:
@@ -148,8 +205,8 @@ class SqliteStore:
                 if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("BEGIN IMMEDIATE")
-                conn.execute("CREATE TABLE IF NOT EXISTS ratelimit_hits (key TEXT NOT NULL, ts INTEGER NOT NULL)")
-                conn.execute("CREATE INDEX IF NOT EXISTS ratelimit_hits_key_ts ON ratelimit_hits (key, ts)")
+                for statement in _SCHEMA:
+                    conn.execute(statement)
                 conn.execute("COMMIT")
                 return
             except sqlite3.OperationalError as e:
@@ -160,31 +217,21 @@ class SqliteStore:
                 time.sleep(0.01)
 
     def hit(self, key: str, now: float, window: float, limit: int) -> tuple[bool, int, float | None]:
-        now_ms, cutoff = _ms(now), _ms(now) - _ms(window)
+        now_ms, window_ms = _ms(now), _ms(window)
+        cutoff = _stamp(now_ms - window_ms)
+        params = {"key": key, "now": _stamp(now_ms), "cutoff": cutoff, "limit": limit, "expires": now_ms + window_ms}
         try:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute("DELETE FROM ratelimit_hits WHERE key = ? AND ts <= ?", (key, cutoff))
-                if random.random() < 0.001:
-                    # Keys that stopped sending would otherwise keep their last hits forever.
-                    conn.execute("DELETE FROM ratelimit_hits WHERE ts <= ?", (cutoff,))
-                count, oldest = conn.execute(
-                    "SELECT COUNT(*), MIN(ts) FROM ratelimit_hits WHERE key = ?", (key,)
-                ).fetchone()
-                admitted = count < limit
-                if admitted:
-                    conn.execute("INSERT INTO ratelimit_hits (key, ts) VALUES (?, ?)", (key, now_ms))
-                    count += 1
-                    oldest = now_ms if oldest is None else min(oldest, now_ms)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            # fetchall: the statement commits only once its RETURNING rows are all read.
+            [(admitted, stamps)] = self._connection().execute(_HIT_SQL, params).fetchall()
         except sqlite3.Error as e:
             raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
-        return admitted, count, None if oldest is None else oldest / 1000
+        # The row keeps every admitted hit in the window and maybe older ones before them.
+        kept = len(stamps) // _DIGITS
+        gone = bisect.bisect_right(range(kept), cutoff, key=lambda i: stamps[i * _DIGITS:(i + 1) * _DIGITS])
+        if admitted:
+            return True, kept - gone, None
+        frees = (kept - limit) * _DIGITS  # the limit-th newest: refused, so it is in the window
+        return False, kept - gone, int(stamps[frees:frees + _DIGITS]) / 1000
 
     def ping(self) -> None:
         # A connection of its own, closed at once: the per-thread ones live as long as their
@@ -206,27 +253,35 @@ class SqliteStore:
         self._local = threading.local()
 
 
-# One round trip, atomic: Redis runs a script with nothing interleaved. Scores are epoch ms.
+# One round trip (EVALSHA), atomic: Redis runs a script with nothing interleaved. A key is a
+# list of its admitted stamps in the window, epoch ms, oldest first. Stamps that left the
+# window are popped from the front, each once, so a hit costs O(1) however long the list;
+# the list never holds more than the limit, and it expires a window after the last admitted
+# hit. A stamp is never older than the newest kept (API machines' clocks differ a little),
+# so the list stays sorted.
 _HIT = """
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local admitted = 0
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
-  admitted = 1
+local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local head = redis.call('LINDEX', KEYS[1], 0)
+while head and tonumber(head) <= now - window do
+  redis.call('LPOP', KEYS[1])
+  head = redis.call('LINDEX', KEYS[1], 0)
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {admitted, count, oldest[2] or false}
+local count = redis.call('LLEN', KEYS[1])
+if count >= limit then
+  return {0, count, redis.call('LINDEX', KEYS[1], -limit)}
+end
+local stamp, newest = ARGV[1], redis.call('LINDEX', KEYS[1], -1)
+if newest and tonumber(newest) > now then
+  stamp = newest
+end
+redis.call('RPUSH', KEYS[1], stamp)
+redis.call('PEXPIRE', KEYS[1], window)
+return {1, count + 1, false}
 """
 
 
 class RedisStore:
-    """Hits in one sorted set per key, for API processes on several machines."""
+    """Hits in one list per key, for API processes on several machines."""
 
     def __init__(self, url: str, prefix: str = "fanout:ratelimit:", timeout: float = 1.0) -> None:
         import redis
@@ -246,16 +301,11 @@ class RedisStore:
         return LimiterUnavailable(f"rate limit store {self._where} unavailable: {message}")
 
     def hit(self, key: str, now: float, window: float, limit: int) -> tuple[bool, int, float | None]:
-        now_ms = _ms(now)
-        # Members must differ even for hits in the same millisecond, or ZADD would merge them.
-        member = f"{now_ms}-{secrets.token_hex(8)}"
         try:
-            admitted, count, oldest = self._script(
-                keys=[self.prefix + key], args=[now_ms, _ms(window), limit, member]
-            )
+            admitted, count, frees = self._script(keys=[self.prefix + key], args=[_ms(now), _ms(window), limit])
         except self._errors as e:
             raise self._unavailable(e) from e
-        return bool(admitted), int(count), None if oldest is None else int(float(oldest)) / 1000
+        return bool(admitted), int(count), None if frees is None else int(frees) / 1000
 
     def ping(self) -> None:
         try:
@@ -297,12 +347,13 @@ class Limiter:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
         now_ms = to_epoch_ms(self.clock())
-        admitted, count, oldest = self.store.hit(key, now_ms / 1000, WINDOW, limit)
+        admitted, count, frees = self.store.hit(key, now_ms / 1000, WINDOW, limit)
         if admitted:
             # The hit just recorded is the newest, so the window empties a full window from now.
             return Decision(True, limit, max(limit - count, 0), 0)
-        # Refused means `limit` hits lie in the window; the oldest leaving frees one unit.
-        wait_ms = _ms(oldest) + WINDOW * 1000 - now_ms if oldest is not None else 0
+        # Refused means at least `limit` hits lie in the window; once the limit-th newest
+        # leaves, fewer do.
+        wait_ms = _ms(frees) + WINDOW * 1000 - now_ms if frees is not None else 0
         return Decision(False, limit, 0, max(1, _ceil_seconds(wait_ms)))
 
 

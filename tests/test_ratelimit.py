@@ -267,3 +267,113 @@ def test_open_store_rejects_other_urls_without_the_password(url):
     with pytest.raises(ValueError) as caught:
         open_store(url)
     assert "s3cret" not in str(caught.value)
+
+
+# --- the stores' shape: one round trip, bounded, swept --------------------------------------
+
+def test_a_lowered_limit_refuses_until_the_limit_th_newest_leaves(limiter, clock):
+    # A plan change: 10 hits admitted, 5 at :00 and 5 at :30, then the limit drops to 5.
+    _burst(limiter, "ws_a", 10, 5)
+    clock.advance(seconds=30)
+    _burst(limiter, "ws_a", 10, 5)
+    clock.advance(seconds=10)
+    refused = limiter.hit("ws_a", 5)
+    # The :00 hits leaving (in 20 s) still leaves 5; the 5th newest leaves at 1:30, 50 s on.
+    assert (refused.allowed, refused.retry_after) == (False, 50)
+    assert not limiter.hit("ws_a", 10).allowed  # raised back: all 10 hits are still known
+    clock.advance(seconds=49)
+    assert not limiter.hit("ws_a", 5).allowed
+    clock.advance(seconds=1)
+    assert [d.allowed for d in _burst(limiter, "ws_a", 5, 6)] == [True] * 5 + [False]
+
+
+def test_a_clock_stepped_back_records_the_newest_stamp_again(limiter, clock):
+    limiter.hit("ws_a", 2)
+    clock.advance(seconds=-10)
+    assert limiter.hit("ws_a", 2).allowed  # recorded at the first hit's time, not 10 s before it
+    clock.advance(seconds=69, milliseconds=999)
+    assert not limiter.hit("ws_a", 2).allowed
+    clock.advance(milliseconds=1)
+    assert [d.allowed for d in _burst(limiter, "ws_a", 2, 3)] == [True, True, False]
+
+
+def _sqlite_statements(store: SqliteStore) -> list[str]:
+    traced: list[str] = []
+    store._connection().set_trace_callback(traced.append)
+    return traced
+
+
+def test_sqlite_hit_is_one_statement(tmp_path):
+    store = SqliteStore(str(tmp_path / "ratelimit.db"))
+    store.hit("ws_a", NOW, 60, 3)
+    traced = _sqlite_statements(store)
+    for i in range(5):  # admitted, then refused: one UPSERT each, no BEGIN or COMMIT
+        store.hit("ws_a", NOW + i, 60, 3)
+    assert len(traced) == 5
+    assert all(sql.lstrip().startswith("INSERT INTO ratelimit_log") for sql in traced)
+    traced.clear()
+    store.hit("ws_new", NOW + 5, 60, 3)  # a new key: the same statement, its sweep a trigger
+    assert traced and all(sql.lstrip().startswith("INSERT INTO ratelimit_log") for sql in traced)
+    store.close()
+
+
+def _rows(path) -> dict[str, str]:
+    with sqlite3.connect(path) as conn:
+        return dict(conn.execute("SELECT key, stamps FROM ratelimit_log"))
+
+
+def test_sqlite_row_keeps_at_most_the_limit_of_stamps(tmp_path):
+    path = tmp_path / "ratelimit.db"
+    store = SqliteStore(str(path))
+    for i in range(200):  # a hit every 2 s: 30 in each window, every one admitted
+        assert store.hit("ws_a", NOW + 2 * i, 60, 30)[:2] == (True, 30 if i >= 29 else i + 1)
+    store.close()
+    stamps = _rows(path)["ws_a"]
+    assert len(stamps) == 30 * 13
+    assert stamps[-13:] == str(round((NOW + 398) * 1000))
+
+
+def test_sqlite_stale_keys_are_swept_when_a_new_key_arrives(tmp_path):
+    path = tmp_path / "ratelimit.db"
+    store = SqliteStore(str(path))
+    for i in range(50):
+        store.hit(f"ws_{i}", NOW, 60, 30)
+    store.hit("ws_busy", NOW + 30, 60, 30)
+    store.hit("ws_0", NOW + 59.999, 60, 30)  # refused or not, a hit keeps its key's row
+    store.hit("ws_late", NOW + 60, 60, 30)  # the 48 keys idle for a window go
+    assert set(_rows(path)) == {"ws_busy", "ws_0", "ws_late"}
+    store.close()
+
+
+def test_sqlite_store_drops_the_previous_stores_table(tmp_path):
+    path = tmp_path / "ratelimit.db"
+    with sqlite3.connect(path) as old:  # a data folder written by the row-per-hit store
+        old.execute("CREATE TABLE ratelimit_hits (key TEXT NOT NULL, ts INTEGER NOT NULL)")
+        old.execute("CREATE INDEX ratelimit_hits_key_ts ON ratelimit_hits (key, ts)")
+        old.executemany("INSERT INTO ratelimit_hits VALUES ('ws_a', ?)", [(round(NOW * 1000),)] * 30)
+    old.close()
+    store = SqliteStore(str(path))
+    # Its counts are not carried over: the upgrade forgets at most one window of hits.
+    assert store.hit("ws_a", NOW, 60, 30)[:2] == (True, 1)
+    store.close()
+    with sqlite3.connect(path) as conn:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    assert tables == {"ratelimit_log"}
+
+
+def test_redis_hit_is_one_evalsha_and_its_list_is_bounded():
+    _redis_or_skip()
+    store = RedisStore(REDIS_URL, prefix=PREFIX)
+    store.hit("ws_a", NOW, 60, 3)  # loads the script
+    sent = []
+    execute = store._redis.execute_command
+    store._redis.execute_command = lambda *args, **kwargs: sent.append(args[0]) or execute(*args, **kwargs)
+    for i in range(100):  # a hit every second: 3 admitted a minute
+        store.hit("ws_a", NOW + i, 60, 3)
+    assert sent == ["EVALSHA"] * 100
+    client = redis.Redis.from_url(REDIS_URL)
+    assert client.llen(PREFIX + "ws_a") == 3
+    assert 0 < client.pttl(PREFIX + "ws_a") <= 60_000
+    client.close()
+    store.close()

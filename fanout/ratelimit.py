@@ -171,6 +171,7 @@ class SqliteStore:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._writer = threading.Lock()
         self._prepared = False
 
     def _connection(self) -> sqlite3.Connection:
@@ -221,8 +222,14 @@ class SqliteStore:
         cutoff = _stamp(now_ms - window_ms)
         params = {"key": key, "now": _stamp(now_ms), "cutoff": cutoff, "limit": limit, "expires": now_ms + window_ms}
         try:
-            # fetchall: the statement commits only once its RETURNING rows are all read.
-            [(admitted, stamps)] = self._connection().execute(_HIT_SQL, params).fetchall()
+            conn = self._connection()
+            # One writer of this file at a time in the process: a thread finding SQLite's
+            # lock taken would sleep in its busy handler (1 ms, then 2, 5... up to 100 ms);
+            # queued here it writes the moment the last one is done. Other processes still
+            # queue on SQLite's lock. fetchall: the statement commits once its RETURNING
+            # rows are all read.
+            with self._writer:
+                [(admitted, stamps)] = conn.execute(_HIT_SQL, params).fetchall()
         except sqlite3.Error as e:
             raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
         # The row keeps every admitted hit in the window and maybe older ones before them.

@@ -153,14 +153,15 @@ def test_a_target_whose_account_vanished_before_publishing_fails_with_auth_expir
     assert (target["status"], target["error_code"]) == ("failed", "platform_auth_expired")
 
 
-def test_a_live_target_fails_plainly_until_live_adapters_exist(client, rt, clock, workspace, live_key):
+def test_a_live_target_on_a_platform_without_an_app_fails_naming_the_settings(client, rt, clock, workspace, live_key):
     with db.connection_context():
         connect_account(rt, workspace.id, platform="x", sandbox=False, platform_user_id="1", username="me", access_token="t")
     live = bearer(live_key)
     post = client.post("/v1/upload", headers=live, json={"caption": "hi", "platforms": ["x"]}).json()
     run_queue(rt, clock)
     [target] = read(client, live, post["id"])["targets"]
-    assert target["error_code"] == "unknown_platform_error" and "not available" in target["error_message"]
+    assert target["error_code"] == "unknown_platform_error"
+    assert "FANOUT_X_CLIENT_ID and FANOUT_X_CLIENT_SECRET" in target["error_message"]
 
 
 def test_the_sandbox_page_shows_the_published_post(client, auth, accounts, rt, clock):

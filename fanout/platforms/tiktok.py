@@ -24,6 +24,7 @@ target fails saying it may have been posted rather than risk posting it twice.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -393,7 +394,7 @@ class _Posting:
     def creator_info(self) -> Mapping[str, Any]:
         """TikTok requires it before every post: the privacy levels offered, the creator's
         settings and maximum video duration."""
-        if not self.step.per_minute(f"tiktok:creator_info:{self.job.user_id}", CREATOR_INFO_PER_MINUTE):
+        if not self.step.per_minute(f"tiktok:creator_info:{self.token_key}", CREATOR_INFO_PER_MINUTE):
             raise _Stop(failed(RATE, f"{TITLE} allows {CREATOR_INFO_PER_MINUTE} creator-info reads a minute per "
                                      "account, and they are used up"))
         body = self.call("post/publish/creator_info/query/", {})
@@ -429,7 +430,7 @@ class _Posting:
 
     def init(self, mode: str, path: str, payload: dict, *, settle: bool = True):
         """Start the post: the marker first, then the call that may publish it."""
-        if not self.step.per_minute(f"tiktok:init:{self.job.user_id}", INIT_PER_MINUTE):
+        if not self.step.per_minute(f"tiktok:init:{self.token_key}", INIT_PER_MINUTE):
             raise _Stop(failed(RATE, f"{TITLE} allows {INIT_PER_MINUTE} posts started a minute per account, and "
                                      "they are used up"))
         self.state.update(creating="init", mode=mode)
@@ -473,7 +474,7 @@ class _Posting:
 
     def status(self) -> Mapping[str, Any] | None:
         """The post's status as TikTok reads it; None when the per-minute reads are used up."""
-        if not self.step.per_minute(f"tiktok:status:{self.job.user_id}", STATUS_PER_MINUTE):
+        if not self.step.per_minute(f"tiktok:status:{self.token_key}", STATUS_PER_MINUTE):
             return None
         body = self.call("post/publish/status/fetch/", {"publish_id": self.state["publish_id"]})
         return body.get("data") if isinstance(body.get("data"), dict) else {}
@@ -499,6 +500,11 @@ class _Posting:
                 return Done(Outcome())
             return Wait(until=self.now + MODERATION_POLL, state=self.snapshot())
         return Wait(until=self.now + POLL, state=self.snapshot())
+
+    @property
+    def token_key(self) -> str:
+        """The access token, as TikTok counts its per-minute limits, hashed for a limiter key."""
+        return hashlib.sha256(self.job.access_token.encode()).hexdigest()[:32]
 
     @property
     def username(self) -> str:

@@ -108,8 +108,6 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     if post.sandbox:
         return sandbox.publish(run, _job(rt, post, target, account, state, 0))
     platform = REGISTRY[target.platform]
-    if platform.adapter is None:
-        return failed("unknown_platform_error", f"publishing to {platform.title} is not available on this server yet")
     if target.platform not in rt.settings.platform_apps:
         return failed("unknown_platform_error", f"publishing to {platform.title} is not configured on this server "
                       f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)")

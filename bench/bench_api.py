@@ -150,7 +150,7 @@ def prepare(env: dict, workspaces: int) -> list[Fixture]:
 def reset_stores(data_dir: Path) -> None:
     """Empty the rate-limit log and the queue between runs, so each run starts alike and no
     workspace carries hits of the previous run into its window."""
-    for name, table in (("limiter.db", "ratelimit_hits"), ("queue.db", "task")):
+    for name, table in (("limiter.db", "ratelimit_log"), ("queue.db", "task")):
         path = data_dir / name
         if path.exists():
             conn = sqlite3.connect(path, timeout=10)

@@ -46,8 +46,8 @@ from starlette.routing import Route
 from fanout import apikeys
 from fanout.ids import is_id, new_id
 from fanout.plans import PLANS
-from fanout.ratelimit import WINDOW, policy
-from fanout.times import isoformat, to_epoch_ms, utcnow
+from fanout.ratelimit import Limiter, SqliteStore, headers
+from fanout.times import isoformat, utcnow
 
 # Where fanout/settings.py puts them when only FANOUT_DATA_DIR (and for PostgreSQL
 # FANOUT_DATABASE_URL) is set, which is all bench/bench_api.py sets.
@@ -108,15 +108,14 @@ def database():
     return conn
 
 
-def limiter():
-    conn = getattr(_local, "limiter", None)
-    if conn is None:
-        conn = _local.limiter = _sqlite(LIMITER_PATH, ("PRAGMA synchronous = NORMAL",))
-    return conn
+# The same store `fanout api` counts with (its cost is the same in both, as the key
+# strings' parsing is); the reference only skips the framework around it.
+_LIMITER = Limiter(SqliteStore(str(LIMITER_PATH)), clock=utcnow)
 
 
 # Huey's SqliteStorage keeps one connection per process behind a lock, WAL, an 8 MB cache
-# and SQLite's default synchronous (FULL), and writes each task in a BEGIN EXCLUSIVE.
+# and (fanout/tasks/__init__.py QueueStorage) synchronous NORMAL, and writes each task in a
+# BEGIN EXCLUSIVE.
 _queue_lock = threading.Lock()
 _queue = None
 
@@ -128,7 +127,8 @@ def enqueue(target_id: str) -> None:
     data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
     with _queue_lock:
         if _queue is None:
-            _queue = _sqlite(QUEUE_PATH, ("PRAGMA journal_mode = wal", "PRAGMA cache_size = -8000"))
+            _queue = _sqlite(QUEUE_PATH, ("PRAGMA journal_mode = wal", "PRAGMA cache_size = -8000",
+                                          "PRAGMA synchronous = normal"))
         _queue.execute("BEGIN EXCLUSIVE")
         try:
             _queue.execute("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)", (QUEUE_NAME, data, 0.0))
@@ -170,29 +170,13 @@ def authenticate(authorization: str | None) -> tuple[str, str, str]:
 
 
 def rate_limit(workspace_id: str, plan: str) -> dict:
-    """One hit of the sliding-window log (SqliteStore.hit); its headers, or Refused 429."""
+    """One hit of fanout/ratelimit.py's SQLite store (its one UPSERT); headers, or Refused 429."""
     limit = PLANS[plan].requests_per_minute
-    now_ms = to_epoch_ms(utcnow())
-    conn = limiter()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute("DELETE FROM ratelimit_hits WHERE key = ? AND ts <= ?", (workspace_id, now_ms - WINDOW * 1000))
-        count, oldest = conn.execute(
-            "SELECT COUNT(*), MIN(ts) FROM ratelimit_hits WHERE key = ?", (workspace_id,)).fetchone()
-        admitted = count < limit
-        if admitted:
-            conn.execute("INSERT INTO ratelimit_hits (key, ts) VALUES (?, ?)", (workspace_id, now_ms))
-            count += 1
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    if not admitted:
-        retry = max(1, -(-(oldest + WINDOW * 1000 - now_ms) // 1000))
+    decision = _LIMITER.hit(workspace_id, limit)
+    if not decision.allowed:
         raise Refused(429, "rate_limited", f"the {plan} plan allows {limit} requests per minute",
-                      {"RateLimit-Policy": policy(limit), "RateLimit": f'"default";r=0;t={retry}',
-                       "Retry-After": str(retry)})
-    return {"RateLimit-Policy": policy(limit), "RateLimit": f'"default";r={limit - count};t={WINDOW}'}
+                      {**headers(decision), "Retry-After": str(decision.retry_after)})
+    return headers(decision)
 
 
 def _time(value) -> str | None:
@@ -311,23 +295,11 @@ app = Starlette(routes=[
 ])
 
 
-def _prepare_limiter() -> None:
-    # The table fanout/ratelimit.py creates on its first hit, should the reference run first.
-    conn = _sqlite(LIMITER_PATH, ())
-    try:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("CREATE TABLE IF NOT EXISTS ratelimit_hits (key TEXT NOT NULL, ts INTEGER NOT NULL)")
-        conn.execute("CREATE INDEX IF NOT EXISTS ratelimit_hits_key_ts ON ratelimit_hits (key, ts)")
-    finally:
-        conn.close()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     args = parser.parse_args()
-    _prepare_limiter()
     # h11, as `fanout api` serves (fanout/httpserver.py), so both parse HTTP alike.
     uvicorn.run(app, host=args.host, port=args.port, http="h11", access_log=False, log_level="warning")
 

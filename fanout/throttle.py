@@ -2,8 +2,9 @@
 (docs/decisions.md#requests-per-minute).
 
 Two middlewares, because Connexion authenticates inside its exception handling:
-- `RateLimitMiddleware` runs after security. It counts the request against its workspace,
-  puts the RateLimit headers in the request's slot, and raises 429 when the window is full.
+- `RateLimitMiddleware` runs after security. It applies the count the key's lookup made
+  (fanout/handlers/auth.py: one trip to the thread pool for both), puts the RateLimit
+  headers in the request's slot, and raises 429 when the window is full.
 - `RateLimitHeaders` gives each request an empty slot and writes the slot's headers on
   whatever response goes out, the errors rendered by the exception handlers (400, 404,
   the 429 itself) included. Requests refused with 401 never
@@ -102,9 +103,12 @@ class RateLimitMiddleware:
         rt = runtime.current()
         plan = get_plan(token_info["plan"])
         limit = plan.requests_per_minute
-        decision = await run_in_threadpool(rt.throttle.check, token_info["workspace_id"], limit)
-        # Handlers read it (GET /v1/usage) without counting the request a second time.
-        token_info["rate"] = decision
+        if "rate" in token_info:
+            decision = token_info["rate"]  # counted when the key was looked up (handlers/auth.py)
+        else:
+            decision = await run_in_threadpool(rt.throttle.check, token_info["workspace_id"], limit)
+            # Handlers read it (GET /v1/usage) without counting the request a second time.
+            token_info["rate"] = decision
         slot = scope.get(SLOT_KEY)
         if slot is not None:
             slot.headers = headers(decision) if decision is not None else {"RateLimit-Policy": policy(limit)}

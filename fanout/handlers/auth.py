@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 
+from .. import runtime
 from ..models import db
 from ..models.api_key import find_key
+from ..plans import get_plan
 
 
 def _lookup(token: str) -> dict | None:
@@ -12,13 +14,15 @@ def _lookup(token: str) -> dict | None:
         key = find_key(token)
     if key is None:
         return None
+    plan = key.workspace_plan  # read on every request, never cached: a change applies at once
     return {
         "sub": key.workspace_id,
         "workspace_id": key.workspace_id,
         "key_id": key.id,
         "mode": key.mode,
-        # Read on every request, never cached: a plan change applies to the next request.
-        "plan": key.workspace.plan,
+        "plan": plan,
+        # Counted in the same trip to the thread pool (fanout/throttle.py applies it).
+        "rate": runtime.current().throttle.check(key.workspace_id, get_plan(plan).requests_per_minute),
     }
 
 
@@ -26,6 +30,7 @@ async def authenticate(token: str) -> dict | None:
     """Token info for a valid key, else None (Connexion answers 401).
 
     Connexion calls security functions on the event loop, so the database lookup runs
-    in the thread pool. No cache: a revoked key is refused on the very next request.
+    in the thread pool, and the request is counted against the workspace's requests per
+    minute in the same trip. No cache: a revoked key is refused on the very next request.
     """
     return await run_in_threadpool(_lookup, token)

@@ -92,3 +92,33 @@ def children_of(model, parent_field, parent_ids: list, order) -> dict:
 def locked(query):
     """SELECT ... FOR UPDATE where the database has row locks (SQLite's IMMEDIATE lock covers it)."""
     return query.for_update() if db.for_update else query
+
+
+class Slot(str):
+    """A placeholder value of a `Compiled` query: a string no caller would ever pass."""
+
+
+class Compiled:
+    """A Peewee query whose SQL is built once per database and then run with new values.
+
+    Building SQL walks the query's tree, some hundred nodes for a join: on the requests
+    every client makes (the key's lookup, a post's read) that cost more than running the
+    query. `build(*slots)` makes the query from placeholder values (string columns only);
+    the SQL it gives is kept, with where each value goes, and `rows(*values)` runs it as a
+    raw query of `model` (columns of other tables come as attributes, by their alias).
+    """
+
+    def __init__(self, model, build):
+        self.model, self.build = model, build
+        self._by_database: dict[int, tuple[str, list]] = {}
+
+    def rows(self, *values) -> list:
+        compiled = self._by_database.get(id(db.obj))
+        if compiled is None:
+            slots = [Slot(f"\x00slot{i}\x00") for i in range(self.build.__code__.co_argcount)]
+            sql, params = self.build(*slots).sql()
+            # Each parameter: ("value", i) takes the caller's i-th value; ("fixed", v) stays.
+            plan = [("value", slots.index(p)) if p in slots else ("fixed", p) for p in params]
+            compiled = self._by_database[id(db.obj)] = (sql, plan)
+        sql, plan = compiled
+        return list(self.model.raw(sql, *[values[v] if kind == "value" else v for kind, v in plan]))

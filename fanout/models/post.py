@@ -6,7 +6,7 @@ import json
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple, fn
 
 from ..problems import NotFound
-from .db import BaseModel, children_of
+from .db import BaseModel, Compiled, children_of
 from .workspace import Workspace
 
 IN_FLIGHT = ("pending", "processing")
@@ -110,11 +110,17 @@ def targets_of(post_ids: list[str]) -> dict[str, list[Target]]:
     return children_of(Target, Target.post, post_ids, Target.position)
 
 
+_POST = Compiled(Post, lambda post_id, workspace_id: (
+    Post.select().where((Post.id == post_id) & (Post.workspace == workspace_id)).limit(1)))
+_TARGETS = Compiled(Target, lambda post_id: Target.select().where(Target.post == post_id).order_by(Target.position))
+
+
 def get_post(workspace_id: str, post_id: str) -> tuple[Post, list[Target]]:
-    post = Post.get_or_none((Post.id == post_id) & (Post.workspace == workspace_id))
-    if post is None:
+    """One post and its targets, by queries compiled once: GET /v1/posts/{id} is hot."""
+    found = _POST.rows(post_id, workspace_id)
+    if not found:
         raise NotFound("no such post in this workspace")
-    return post, targets_of([post.id])[post.id]
+    return found[0], _TARGETS.rows(post_id)
 
 
 def page_query(workspace_id: str, *, limit: int, after=None, status=None, platform=None):

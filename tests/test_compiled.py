@@ -1,0 +1,53 @@
+"""Queries compiled once (fanout/models/db.py `Compiled`): the same rows as the Peewee query
+they are built from, on SQLite and PostgreSQL alike, with the SQL built once per database."""
+from __future__ import annotations
+
+from fanout.models import Post, Target, db
+from fanout.models.api_key import find_key
+from fanout.models.db import Compiled
+
+from .conftest import connect_sandbox_account
+
+
+def test_a_compiled_query_answers_the_rows_of_its_peewee_query(client, sandbox_key, rt):
+    headers = {"Authorization": f"Bearer {sandbox_key}"}
+    account = connect_sandbox_account(client, headers, "x")
+    other = connect_sandbox_account(client, headers, "threads")
+    post_id = client.post("/v1/upload", headers=headers, json={
+        "caption": "compiled", "account_ids": [account["id"], other["id"]]}).json()["id"]
+    targets = Compiled(Target, lambda post: Target.select().where(Target.post == post).order_by(Target.position))
+    with db.connection_context():
+        expected = list(Target.select().where(Target.post == post_id).order_by(Target.position))
+        got = targets.rows(post_id)
+    assert [t.__data__ for t in got] == [t.__data__ for t in expected]  # ids, FKs, datetimes, all typed
+
+
+def test_the_sql_is_built_once_per_database(rt):
+    built = []
+
+    def build(post_id, workspace_id):
+        built.append(1)
+        return Post.select().where((Post.id == post_id) & (Post.workspace == workspace_id)).limit(1)
+
+    posts = Compiled(Post, build)
+    with db.connection_context():
+        assert posts.rows("post_none", "ws_none") == []
+        assert posts.rows("post_other", "ws_other") == []
+    assert len(built) == 1
+
+
+def test_values_take_their_places_and_fixed_parameters_stay(client, sandbox_key, workspace, rt):
+    headers = {"Authorization": f"Bearer {sandbox_key}"}
+    account = connect_sandbox_account(client, headers, "x")
+    post_id = client.post("/v1/upload", headers=headers, json={"caption": "mine", "account_ids": [account["id"]]}
+                          ).json()["id"]
+    posts = Compiled(Post, lambda post, ws: Post.select().where((Post.id == post) & (Post.workspace == ws)).limit(1))
+    with db.connection_context():
+        [found] = posts.rows(post_id, workspace.id)
+        assert found.caption == "mine" and posts.rows(post_id, "ws_someone_else") == []
+
+
+def test_the_key_lookup_brings_the_workspaces_plan(sandbox_key, workspace):
+    with db.connection_context():
+        key = find_key(sandbox_key)
+    assert key.workspace_id == workspace.id and key.workspace_plan == workspace.plan

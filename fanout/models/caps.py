@@ -11,11 +11,14 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 
+from peewee import Value
+
 from ..plans import WEBHOOKS_PER_WORKSPACE, Plan
 from ..problems import PlanLimitExceeded
 # Modules, not names: account, api_key and webhook call the checks here as they create
 # their rows, so each imports this module in turn.
 from . import account, api_key, webhook
+from .db import Compiled
 from .usage import MonthlyUsage, month_of, next_month_start
 from .workspace import Workspace
 
@@ -82,6 +85,15 @@ def check_webhooks(workspace: Workspace) -> None:
         )
 
 
+# Compiled once (fanout/models/db.py): every upload runs both.
+_NEW_MONTH = Compiled(MonthlyUsage, lambda workspace, month: (
+    MonthlyUsage.insert(workspace=Value(workspace), month=Value(month), posts=0).on_conflict_ignore()))
+_COUNT_POST = Compiled(MonthlyUsage, lambda workspace, month, limit: (
+    MonthlyUsage.update(posts=MonthlyUsage.posts + 1).where(
+        (MonthlyUsage.workspace == Value(workspace)) & (MonthlyUsage.month == Value(month))
+        & (MonthlyUsage.posts < Value(limit)))))
+
+
 def count_post(workspace: Workspace, now: _dt.datetime) -> None:
     """Count one post, or PlanLimitExceeded; call inside the transaction that creates the post.
 
@@ -90,13 +102,8 @@ def count_post(workspace: Workspace, now: _dt.datetime) -> None:
     """
     month = month_of(now)
     limit = workspace.limits.posts_per_month
-    MonthlyUsage.insert(workspace=workspace.id, month=month, posts=0).on_conflict_ignore().execute()
-    updated = (
-        MonthlyUsage.update(posts=MonthlyUsage.posts + 1)
-        .where((MonthlyUsage.workspace == workspace.id) & (MonthlyUsage.month == month) & (MonthlyUsage.posts < limit))
-        .execute()
-    )
-    if not updated:
+    _NEW_MONTH.execute(workspace.id, month)
+    if not _COUNT_POST.execute(workspace.id, month, limit):
         raise PlanLimitExceeded(
             f"the {workspace.plan} plan allows {limit} posts per month and this month's are used; "
             "the count resets on the 1st (UTC), or upgrade the plan"

@@ -105,14 +105,15 @@ class Compiled:
     every client makes (the key's lookup, a post's read) that cost more than running the
     query. `build(*slots)` makes the query from placeholder values (string columns only);
     the SQL it gives is kept, with where each value goes, and `rows(*values)` runs it as a
-    raw query of `model` (columns of other tables come as attributes, by their alias).
+    raw query of `model` (columns of other tables come as attributes, by their alias), or
+    `execute(*values)` runs a write.
     """
 
     def __init__(self, model, build):
         self.model, self.build = model, build
         self._by_database: dict[int, tuple[str, list]] = {}
 
-    def rows(self, *values) -> list:
+    def _statement(self, values: tuple) -> tuple[str, list]:
         compiled = self._by_database.get(id(db.obj))
         if compiled is None:
             slots = [Slot(f"\x00slot{i}\x00") for i in range(self.build.__code__.co_argcount)]
@@ -121,4 +122,15 @@ class Compiled:
             plan = [("value", slots.index(p)) if p in slots else ("fixed", p) for p in params]
             compiled = self._by_database[id(db.obj)] = (sql, plan)
         sql, plan = compiled
-        return list(self.model.raw(sql, *[values[v] if kind == "value" else v for kind, v in plan]))
+        return sql, [values[v] if kind == "value" else v for kind, v in plan]
+
+    def rows(self, *values) -> list:
+        """The rows of a compiled SELECT, as instances of `model`."""
+        sql, params = self._statement(values)
+        return list(self.model.raw(sql, *params))
+
+    def execute(self, *values) -> int:
+        """Run a compiled INSERT, UPDATE or DELETE; the rows it changed. Values go to the
+        database as given: build it with `Value(slot)` (no field converter), and pass what
+        the field would store (a str, an int, a bool, a datetime, None)."""
+        return db.execute_sql(*self._statement(values)).rowcount

@@ -5,7 +5,7 @@ from peewee import CharField, DateTimeField
 
 from ..plans import DEFAULT_PLAN, PLANS, Plan
 from ..problems import InvalidRequest, NotFound
-from .db import BaseModel, locked, write_transaction
+from .db import BaseModel, Compiled, locked, write_transaction
 
 
 class Workspace(BaseModel):
@@ -38,9 +38,13 @@ def set_plan(workspace_id: str, plan: str) -> Workspace:
     return Workspace.get_by_id(workspace_id)
 
 
+_LOCK = Compiled(Workspace, lambda id: locked(Workspace.select().where(Workspace.id == id).limit(1)))
+
+
 def lock_workspace(workspace_id: str) -> Workspace:
     """The workspace row, locked until the transaction ends (caps are checked under it)."""
-    workspace = locked(Workspace.select().where(Workspace.id == workspace_id)).first()
+    found = _LOCK.rows(workspace_id)
+    workspace = found[0] if found else None
     if workspace is None:
         raise NotFound(f"no workspace {workspace_id}")
     return workspace

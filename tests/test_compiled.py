@@ -51,3 +51,14 @@ def test_the_key_lookup_brings_the_workspaces_plan(sandbox_key, workspace):
     with db.connection_context():
         key = find_key(sandbox_key)
     assert key.workspace_id == workspace.id and key.workspace_plan == workspace.plan
+
+
+def test_a_query_of_several_values_compiles_once_for_each_count(client, sandbox_key, workspace):
+    from fanout.models.upload import _accounts
+
+    headers = {"Authorization": f"Bearer {sandbox_key}"}
+    ids = [connect_sandbox_account(client, headers, p)["id"] for p in ("x", "threads", "instagram")]
+    with db.connection_context():
+        assert {a.id for a in _accounts(2).rows(workspace.id, *ids[:2])} == set(ids[:2])
+        assert {a.id for a in _accounts(3).rows(workspace.id, *ids)} == set(ids)
+        assert _accounts(3).rows("ws_someone_else", *ids) == []

@@ -109,14 +109,16 @@ class Compiled:
     `execute(*values)` runs a write.
     """
 
-    def __init__(self, model, build):
+    def __init__(self, model, build, arity: int | None = None):
         self.model, self.build = model, build
+        # How many values the query takes: `build`'s parameters, unless it takes *values.
+        self.arity = build.__code__.co_argcount if arity is None else arity
         self._by_database: dict[int, tuple[str, list]] = {}
 
     def _statement(self, values: tuple) -> tuple[str, list]:
         compiled = self._by_database.get(id(db.obj))
         if compiled is None:
-            slots = [Slot(f"\x00slot{i}\x00") for i in range(self.build.__code__.co_argcount)]
+            slots = [Slot(f"\x00slot{i}\x00") for i in range(self.arity)]
             sql, params = self.build(*slots).sql()
             # Each parameter: ("value", i) takes the caller's i-th value; ("fixed", v) stays.
             plan = [("value", slots.index(p)) if p in slots else ("fixed", p) for p in params]

@@ -92,8 +92,7 @@ def _unusable(account: Account | None, account_id: str, sandbox: bool, platform:
 def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
     """The destination accounts, in the order requested; AccountNotConnected otherwise."""
     if draft.account_ids:
-        found = {a.id: a for a in Account.select().where(
-            (Account.workspace == workspace_id) & Account.id.in_(draft.account_ids))}
+        found = {a.id: a for a in _accounts(len(draft.account_ids)).rows(workspace_id, *draft.account_ids)}
         for account_id in draft.account_ids:
             problem = _unusable(found.get(account_id), account_id, draft.sandbox)
             if problem:
@@ -156,6 +155,17 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
         for platform in dict.fromkeys(a.platform for a in destinations):
             _INSERT_POST_PLATFORM.execute(post.id, workspace.id, platform, now)
     return post, targets
+
+
+_ACCOUNTS: dict[int, Compiled] = {}
+
+
+def _accounts(count: int) -> Compiled:
+    """The query of `count` accounts of a workspace by id, compiled once for each count."""
+    if count not in _ACCOUNTS:
+        _ACCOUNTS[count] = Compiled(Account, lambda workspace, *ids: Account.select().where(
+            (Account.workspace == workspace) & Account.id.in_(list(ids))), arity=count + 1)
+    return _ACCOUNTS[count]
 
 
 _INSERT_POST = Compiled(Post, lambda id, workspace, sandbox, caption, media, simulate_error, status, created_at: (

@@ -16,6 +16,7 @@ even on Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import socket
@@ -32,6 +33,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 FANOUT = [sys.executable, "-m", "fanout"]
+WORKSPACES = 4
 
 
 class _Receiver(BaseHTTPRequestHandler):
@@ -119,9 +121,12 @@ def main() -> None:
     for name in ("FANOUT_DATABASE_URL", "FANOUT_QUEUE_URL"):
         env.pop(name, None)  # the embedded default
     subprocess.run([*FANOUT, "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)
-    workspace = fanout(env, "workspace", "create", "bench", "--plan", "BUSINESS")["id"]
-    key = fanout(env, "key", "create", workspace, "--mode", "sandbox")["key"]
-    headers = {"Authorization": f"Bearer {key}"}
+    # Several workspaces, posts taking turns: one BUSINESS workspace makes 600 requests a
+    # minute, which 20 posts a second for 30 s would use up.
+    keys = []
+    for i in range(WORKSPACES):
+        workspace = fanout(env, "workspace", "create", f"bench {i}", "--plan", "BUSINESS")["id"]
+        keys.append(fanout(env, "key", "create", workspace, "--mode", "sandbox")["key"])
 
     receiver = Receiver()
     threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -138,16 +143,21 @@ def main() -> None:
             if time.monotonic() > deadline:
                 sys.exit("fanout serve did not become ready")
             time.sleep(0.2)
-        link = requests.post(f"{base}/v1/accounts/x/connect", headers=headers, json={}, timeout=10).json()["url"]
-        location = requests.get(link, allow_redirects=False, timeout=10).headers["location"]
-        account = location.split("account_id=")[1].split("&")[0]
-        hook = requests.post(f"{base}/v1/webhooks", headers=headers, timeout=10, json={
-            "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "events": ["post.completed"]})
-        hook.raise_for_status()
+        senders = []  # (headers, account id) of each workspace
+        for key in keys:
+            headers = {"Authorization": f"Bearer {key}"}
+            link = requests.post(f"{base}/v1/accounts/x/connect", headers=headers, json={}, timeout=10).json()["url"]
+            location = requests.get(link, allow_redirects=False, timeout=10).headers["location"]
+            senders.append((headers, location.split("account_id=")[1].split("&")[0]))
+            hook = requests.post(f"{base}/v1/webhooks", headers=headers, timeout=10, json={
+                "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook", "events": ["post.completed"]})
+            hook.raise_for_status()
 
         session = requests.Session()
+        turn = itertools.count()  # next() on it is atomic under the GIL
 
         def one_post(caption: str) -> float:
+            headers, account = senders[next(turn) % len(senders)]
             sent = time.monotonic()
             answer = session.post(f"{base}/v1/upload", headers=headers, timeout=10,
                                   json={"caption": caption, "account_ids": [account]})

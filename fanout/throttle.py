@@ -27,7 +27,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from starlette.concurrency import run_in_threadpool
 
 from . import runtime
 from .plans import get_plan
@@ -103,12 +102,7 @@ class RateLimitMiddleware:
         rt = runtime.current()
         plan = get_plan(token_info["plan"])
         limit = plan.requests_per_minute
-        if "rate" in token_info:
-            decision = token_info["rate"]  # counted when the key was looked up (handlers/auth.py)
-        else:
-            decision = await run_in_threadpool(rt.throttle.check, token_info["workspace_id"], limit)
-            # Handlers read it (GET /v1/usage) without counting the request a second time.
-            token_info["rate"] = decision
+        decision = token_info["rate"]  # counted when the key was looked up (handlers/auth.py)
         slot = scope.get(SLOT_KEY)
         if slot is not None:
             slot.headers = headers(decision) if decision is not None else {"RateLimit-Policy": policy(limit)}

@@ -165,6 +165,28 @@ class Step(Protocol):
         per-token limits); False, counting nothing, when `limit` calls lie in the last 60 s."""
 
 
+class Stop(Exception):
+    """Ends an adapter's step with `result` (a failure, a retry or a wait) from wherever in
+    the step it is found; `publish` answers `stop.result`."""
+
+    def __init__(self, result: "Result"):
+        super().__init__()
+        self.result = result
+
+
+def expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
+    """When a token answered with `expires_in` seconds expires, on the engine's clock."""
+    try:
+        seconds = int(answer.get("expires_in"))
+    except (TypeError, ValueError):
+        return None
+    return now + _dt.timedelta(seconds=seconds) if seconds > 0 else None
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
 class LeaseLost(Exception):
     """The target was taken back from this worker (its lease ran out): stop, send nothing."""
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Wait, failed
+from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import EXPIRED, RATE, UNKNOWN, Rule, classify, number, scrub
 
@@ -121,23 +121,7 @@ def token_answer(title: str, response: PlatformResponse, what: str, *secrets: st
     return body
 
 
-def expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
-    """When a token answered with `expires_in` seconds expires, on the engine's clock."""
-    seconds = number(answer.get("expires_in"))
-    if not seconds or seconds <= 0:
-        return None
-    return now + _dt.timedelta(seconds=seconds)
-
-
 # --- publishing through containers -------------------------------------------------------
-
-class Stop(Exception):
-    """Ends the step with `result` (a failure, a retry or a wait) from wherever it is found."""
-
-    def __init__(self, result: Result):
-        super().__init__()
-        self.result = result
-
 
 class Containers:
     """One step of publishing a job through containers. Subclasses name the platform's

@@ -22,7 +22,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
-from .graph import NOT_READY, Answer, Containers, Stop, expiry, json_or_refusal, read_answer, token_answer
+from .base import expiry
+from .graph import NOT_READY, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
 from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, scrub
 from .http import PlatformResponse
 

@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .base import App, AuthFailed, Authorization, Grant, Job, Result, Step
-from .graph import Answer, Containers, expiry, json_or_refusal, token_answer
+from .base import expiry
+from .graph import Answer, Containers, json_or_refusal, token_answer
 from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, scrub
 
 HOSTS = ("threads.net", "graph.threads.net")

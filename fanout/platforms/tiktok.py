@@ -32,7 +32,8 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from .base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
+    bearer, expiry, failed,
 )
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNVERIFIED, Rule, classify, number, scrub
@@ -152,7 +153,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
                     "the code exchange", code)
     token = answer["access_token"]
     response = http.get(f"{API}/user/info/", params={"fields": "open_id,display_name,username"},
-                        headers=_bearer(token))
+                        headers=bearer(token))
     if response.status >= 500 or response.status == 429:
         raise PlatformUnreachable(f"{TITLE} failed reading the profile (HTTP {response.status})", sent=True)
     body = response.json()
@@ -162,7 +163,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
     if not open_id or not name:
         raise AuthFailed(f"{TITLE} did not answer the profile: {read_answer(response, token).raw}")
     return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
-                 expires_at=_expiry(now, answer), user_id=open_id, username=str(name))
+                 expires_at=expiry(now, answer), user_id=open_id, username=str(name))
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
@@ -174,7 +175,7 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
     answer = _token(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
                     "the token refresh", refresh_token, access_token)
     return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
-                 expires_at=_expiry(now, answer))
+                 expires_at=expiry(now, answer))
 
 
 def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
@@ -199,13 +200,6 @@ def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapp
     raise AuthFailed(f"{TITLE} refused {what}: {error or 'error'}: {words}")
 
 
-def _expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
-    seconds = number(answer.get("expires_in"))
-    return now + _dt.timedelta(seconds=seconds) if seconds and seconds > 0 else None
-
-
-def _bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _ok(body: Any) -> bool:
@@ -218,7 +212,7 @@ def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (see the module's docstring for the sequence)."""
     try:
         return _Posting(step, job).run()
-    except _Stop as stop:
+    except Stop as stop:
         return stop.result
 
 
@@ -237,11 +231,6 @@ def verified(url: str, entries: tuple[str, ...]) -> bool:
             return True
     return False
 
-
-class _Stop(Exception):
-    def __init__(self, result: Result):
-        super().__init__()
-        self.result = result
 
 
 class _Chunk:
@@ -298,7 +287,7 @@ class _Posting:
     def check_daily(self) -> None:
         recent = self.step.published(self.now - DAY)
         if recent >= DAILY_POSTS:
-            raise _Stop(failed(RATE, f"{TITLE} allows about {DAILY_POSTS} posts in 24 hours per creator; this "
+            raise Stop(failed(RATE, f"{TITLE} allows about {DAILY_POSTS} posts in 24 hours per creator; this "
                                      f"account published {recent}"))
 
     def start(self) -> Result:
@@ -337,7 +326,7 @@ class _Posting:
         try:
             media = fetch(self.step.outbound, video["url"], RULES["tiktok"].media_limits, "video", label="media[0]")
         except MediaProblem as e:
-            raise _Stop(failed(e.code, e.message)) from None
+            raise Stop(failed(e.code, e.message)) from None
         with media:
             creator = creator_info()
             self.check_duration(media.info, creator)
@@ -350,7 +339,7 @@ class _Posting:
                                 "total_chunk_count": count}}, settle=False)
             upload_url = (body.get("data") or {}).get("upload_url")
             if not isinstance(upload_url, str) or not upload_url:
-                raise _Stop(failed(UNKNOWN, f"{TITLE} started the upload without an upload URL"))
+                raise Stop(failed(UNKNOWN, f"{TITLE} started the upload without an upload URL"))
             mime = VIDEO_TYPES.get(media.info.format, "video/mp4")
             for index in range(count):
                 first = index * chunk_size
@@ -368,18 +357,18 @@ class _Posting:
         except PlatformUnreachable as e:
             # The last chunk may have arrived: the next step reads the status, and starts
             # again if the post is not complete.
-            raise _Stop(self.retry(e.message)) from None
+            raise Stop(self.retry(e.message)) from None
         if response.status in (200, 201, 206):
             return
         answer = read_answer(response)
         rule, outcome = outcome_of(answer)
         if rule is not None and rule.transient:
             self.state.pop("publish_id", None)
-            raise _Stop(self.retry(outcome.error_message or answer.raw))
+            raise Stop(self.retry(outcome.error_message or answer.raw))
         if response.status in (403, 404, 410):
-            raise _Stop(failed(EXPIRED, f"{TITLE} no longer takes this upload (its URL lasts an hour): "
+            raise Stop(failed(EXPIRED, f"{TITLE} no longer takes this upload (its URL lasts an hour): "
                                         f"{answer.message or answer.raw}"))
-        raise _Stop(Done(outcome))
+        raise Stop(Done(outcome))
 
     def inspect(self, item: Mapping[str, str], index: int):
         """The media TikTok will pull, checked as fetched (type, size, duration)."""
@@ -389,13 +378,13 @@ class _Posting:
             return inspect(self.step.outbound, item["url"], RULES["tiktok"].media_limits, item["type"],
                            label=f"media[{index}]")
         except MediaProblem as e:
-            raise _Stop(failed(e.code, e.message)) from None
+            raise Stop(failed(e.code, e.message)) from None
 
     def creator_info(self) -> Mapping[str, Any]:
         """TikTok requires it before every post: the privacy levels offered, the creator's
         settings and maximum video duration."""
         if not self.step.per_minute(f"tiktok:creator_info:{self.token_key}", CREATOR_INFO_PER_MINUTE):
-            raise _Stop(failed(RATE, f"{TITLE} allows {CREATOR_INFO_PER_MINUTE} creator-info reads a minute per "
+            raise Stop(failed(RATE, f"{TITLE} allows {CREATOR_INFO_PER_MINUTE} creator-info reads a minute per "
                                      "account, and they are used up"))
         body = self.call("post/publish/creator_info/query/", {})
         data = body.get("data") if isinstance(body.get("data"), dict) else {}
@@ -407,11 +396,11 @@ class _Posting:
         options = [o for o in creator.get("privacy_level_options") or [] if isinstance(o, str)]
         wanted = self.settings.tiktok_privacy_level
         if wanted is not None and wanted not in options:
-            raise _Stop(failed(UNKNOWN, f"FANOUT_TIKTOK_PRIVACY_LEVEL is {wanted}, which this creator does not "
+            raise Stop(failed(UNKNOWN, f"FANOUT_TIKTOK_PRIVACY_LEVEL is {wanted}, which this creator does not "
                                         f"offer; TikTok offers {', '.join(options) or 'no level'}"))
         level = wanted or next((o for o in PRIVACY_ORDER if o in options), options[0] if options else None)
         if level is None:
-            raise _Stop(failed(UNKNOWN, f"{TITLE} offers this creator no privacy level to post with"))
+            raise Stop(failed(UNKNOWN, f"{TITLE} offers this creator no privacy level to post with"))
         info = {"privacy_level": level,
                 # A setting the creator turned off stays off (TikTok's content sharing guidelines).
                 "disable_comment": bool(creator.get("comment_disabled")),
@@ -424,14 +413,14 @@ class _Posting:
     def check_duration(self, info, creator: Mapping[str, Any]) -> None:
         longest = number(creator.get("max_video_post_duration_sec"))
         if longest and info.duration is not None and info.duration > longest:
-            raise _Stop(failed("unsupported_media_for_platform",
+            raise Stop(failed("unsupported_media_for_platform",
                                f"media[0]: the video lasts {info.duration:.1f} s; this TikTok creator may post "
                                f"videos of {longest} s at most"))
 
     def init(self, mode: str, path: str, payload: dict, *, settle: bool = True):
         """Start the post: the marker first, then the call that may publish it."""
         if not self.step.per_minute(f"tiktok:init:{self.token_key}", INIT_PER_MINUTE):
-            raise _Stop(failed(RATE, f"{TITLE} allows {INIT_PER_MINUTE} posts started a minute per account, and "
+            raise Stop(failed(RATE, f"{TITLE} allows {INIT_PER_MINUTE} posts started a minute per account, and "
                                      "they are used up"))
         self.state.update(creating="init", mode=mode)
         self.state.pop("uploaded", None)
@@ -439,7 +428,7 @@ class _Posting:
         body = self.call(f"post/publish/{path}", payload, creating=True)
         publish_id = (body.get("data") or {}).get("publish_id")
         if not publish_id:
-            raise _Stop(failed(UNKNOWN, f"{TITLE} started the post without a publish id"))
+            raise Stop(failed(UNKNOWN, f"{TITLE} started the post without a publish id"))
         del self.state["creating"]
         self.state["publish_id"] = str(publish_id)
         self.saved()
@@ -516,11 +505,11 @@ class _Posting:
         """One Content Posting call (POST, JSON); a clear failure ends the step."""
         try:
             response = self.step.http.post(f"{API}/{path}", json_body=payload, headers={
-                **_bearer(self.job.access_token), "Content-Type": "application/json; charset=UTF-8"})
+                **bearer(self.job.access_token), "Content-Type": "application/json; charset=UTF-8"})
         except PlatformUnreachable as e:
             if creating and not e.sent:
                 self.state.pop("creating", None)  # it never left: nothing to reconcile
-            raise _Stop(self.retry(e.message)) from None
+            raise Stop(self.retry(e.message)) from None
         body = response.json()
         if _ok(body):
             return body
@@ -529,8 +518,8 @@ class _Posting:
         if creating:
             self.state.pop("creating", None)  # a clear refusal: nothing was started
         if rule is not None and rule.transient:
-            raise _Stop(self.retry(outcome.error_message or answer.raw))
-        raise _Stop(Done(outcome))
+            raise Stop(self.retry(outcome.error_message or answer.raw))
+        raise Stop(Done(outcome))
 
     def retry(self, reason: str) -> Retry:
         return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)

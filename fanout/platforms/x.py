@@ -35,7 +35,8 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from .base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Wait, failed,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
+    bearer, expiry, failed,
 )
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, classify, number, scrub
@@ -166,7 +167,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
     if missing:
         raise AuthFailed(f"{TITLE} granted no {', '.join(missing)}, which publishing needs")
     token = answer["access_token"]
-    response = http.get(f"{API}/users/me", headers=_bearer(token))
+    response = http.get(f"{API}/users/me", headers=bearer(token))
     body = response.json()
     user = body.get("data") if response.status == 200 and isinstance(body, dict) else None
     if response.status >= 500 or response.status == 429:
@@ -174,7 +175,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
     if not isinstance(user, dict) or not user.get("id") or not user.get("username"):
         raise AuthFailed(f"{TITLE} did not answer the profile: {read_answer(response, token).raw}")
     return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
-                 expires_at=_expiry(now, answer), user_id=str(user["id"]), username=str(user["username"]))
+                 expires_at=expiry(now, answer), user_id=str(user["id"]), username=str(user["username"]))
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
@@ -188,7 +189,7 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
         "grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": app.client_id,
     }, "the token refresh", refresh_token, access_token)
     return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
-                 expires_at=_expiry(now, answer))
+                 expires_at=expiry(now, answer))
 
 
 def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
@@ -211,17 +212,10 @@ def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapp
     return body
 
 
-def _expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
-    seconds = number(answer.get("expires_in"))
-    return now + _dt.timedelta(seconds=seconds) if seconds and seconds > 0 else None
-
 
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
-
-def _bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
 
 
 # --- publishing --------------------------------------------------------------------------
@@ -230,18 +224,13 @@ def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (see the module's docstring for the sequence)."""
     try:
         return _Posting(step, job).run()
-    except _Stop as stop:
+    except Stop as stop:
         return stop.result
 
 
 def permalink(username: str, post_id: str) -> str:
     return f"https://x.com/{quote(username, safe='')}/status/{quote(post_id, safe='')}"
 
-
-class _Stop(Exception):
-    def __init__(self, result: Result):
-        super().__init__()
-        self.result = result
 
 
 _URL = re.compile(r"https?://\S+", re.IGNORECASE)
@@ -292,11 +281,11 @@ class _Posting:
         """X's caps, counted here so that the excess fails without a call."""
         recent = self.step.published(self.now - ACCOUNT_WINDOW)
         if recent >= ACCOUNT_POSTS:
-            raise _Stop(failed(RATE, f"{TITLE} allows {ACCOUNT_POSTS} posts in 15 minutes per account; this "
+            raise Stop(failed(RATE, f"{TITLE} allows {ACCOUNT_POSTS} posts in 15 minutes per account; this "
                                      f"account published {recent}"))
         daily = self.step.published(self.now - WORKSPACE_WINDOW, workspace=True)
         if daily >= WORKSPACE_POSTS:
-            raise _Stop(failed(RATE, f"{TITLE} allows {WORKSPACE_POSTS} posts in 24 hours per app; this workspace's "
+            raise Stop(failed(RATE, f"{TITLE} allows {WORKSPACE_POSTS} posts in 24 hours per app; this workspace's "
                                      f"{TITLE} accounts published {daily}"))
 
     # -- media
@@ -312,7 +301,7 @@ class _Posting:
             media = fetch(self.step.outbound, item["url"], RULES["x"].media_limits, item["type"],
                           label=f"media[{index}]")
         except MediaProblem as e:
-            raise _Stop(failed(e.code, e.message)) from None
+            raise Stop(failed(e.code, e.message)) from None
         with media:
             info = media.info
             if info.kind == "image" and not info.animated:
@@ -323,7 +312,7 @@ class _Posting:
                 body = self.chunked(media.file, info, "tweet_gif" if info.kind == "image" else "tweet_video")
         data = body.get("data") if isinstance(body.get("data"), dict) else {}
         if not data.get("id"):
-            raise _Stop(failed(UNKNOWN, f"{TITLE} answered an upload without a media id"))
+            raise Stop(failed(UNKNOWN, f"{TITLE} answered an upload without a media id"))
         expires = number(data.get("expires_after_secs")) or 86400
         saved = {"id": str(data["id"]), "expires_at": (self.now + _dt.timedelta(seconds=expires)).isoformat(),
                  "ready": not data.get("processing_info")}
@@ -336,7 +325,7 @@ class _Posting:
             "media_type": info.mime, "total_bytes": info.size, "media_category": category})
         media_id = str((body.get("data") or {}).get("id") or "")
         if not media_id:
-            raise _Stop(failed(UNKNOWN, f"{TITLE} answered the upload's initialize without a media id"))
+            raise Stop(failed(UNKNOWN, f"{TITLE} answered the upload's initialize without a media id"))
         segment = 0
         while chunk := file.read(CHUNK):
             if segment and segment % SAVE_EVERY == 0:
@@ -352,7 +341,7 @@ class _Posting:
         if item.get("ready"):
             return None
         if _dt.datetime.fromisoformat(item["expires_at"]) <= self.now:
-            raise _Stop(failed(EXPIRED, f"{TITLE} let media {item['id']} expire before it was processed"))
+            raise Stop(failed(EXPIRED, f"{TITLE} let media {item['id']} expire before it was processed"))
         if item.get("check_at") and _dt.datetime.fromisoformat(item["check_at"]) > self.now:
             return _dt.datetime.fromisoformat(item["check_at"])
         body = self.call("GET", f"{API}/media/upload", params={"command": "STATUS", "media_id": item["id"]})
@@ -364,7 +353,7 @@ class _Posting:
         if state == "failed":
             answer = read_answer(PlatformResponse(200, {}, json.dumps(info).encode()), self.job.access_token)
             reason = (info.get("error") or {}).get("message") if isinstance(info.get("error"), dict) else None
-            raise _Stop(failed(MEDIA, f"{TITLE} could not process the media: {reason or answer.raw}"))
+            raise Stop(failed(MEDIA, f"{TITLE} could not process the media: {reason or answer.raw}"))
         item["check_at"] = self.check_at(info).isoformat()
         return _dt.datetime.fromisoformat(item["check_at"])
 
@@ -402,7 +391,7 @@ class _Posting:
         try:
             body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets",
                              params={"max_results": "20", "tweet.fields": "created_at"})
-        except _Stop as stop:
+        except Stop as stop:
             failure = stop.result.outcome.error_code if isinstance(stop.result, Done) else None
             if failure is None or failure == AUTH:
                 raise  # a retry, or the token (refreshed once by the engine, then this again)
@@ -435,11 +424,11 @@ class _Posting:
 
     def call(self, method: str, url: str, *, upload: bool = False, duplicate_is_sent: bool = False,
              **kwargs) -> Mapping[str, Any]:
-        """One API call with the account's token; a clear failure ends the step (_Stop)."""
+        """One API call with the account's token; a clear failure ends the step (Stop)."""
         try:
-            response = self.step.http.request(method, url, headers=_bearer(self.job.access_token), **kwargs)
+            response = self.step.http.request(method, url, headers=bearer(self.job.access_token), **kwargs)
         except PlatformUnreachable as e:
-            raise _Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=e.message)) from None
+            raise Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=e.message)) from None
         body = response.json()
         # A 2xx may carry `errors` beside `data` (partial errors): the data is the answer.
         if 200 <= response.status < 300 and isinstance(body, dict) and ("data" in body or "errors" not in body):
@@ -449,7 +438,7 @@ class _Posting:
         if duplicate_is_sent and self.state.get("resent") and "duplicate content" in answer.text:
             raise _Duplicate()
         if rule is not None and rule.transient:
-            raise _Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(),
+            raise Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(),
                               reason=outcome.error_message or answer.raw))
         if rule is None and upload and 400 <= response.status < 500 and response.status not in (403, 404):
             # X refused the file itself (its size, type or length): the media's fault.
@@ -457,7 +446,7 @@ class _Posting:
                                                               f"{answer.message or answer.raw}")
         if outcome.error_code == RATE:
             outcome = Outcome(error_code=RATE, error_message=_rate_message(response, outcome.error_message))
-        raise _Stop(Done(outcome))
+        raise Stop(Done(outcome))
 
     def saved(self) -> None:
         self.step.save(self.snapshot())

@@ -6,8 +6,8 @@ import logging
 
 from connexion import AsyncApp
 from connexion.exceptions import ProblemException
-from connexion.middleware import MiddlewarePosition
-from connexion.options import SwaggerUIOptions
+from connexion.middleware import ConnexionMiddleware, MiddlewarePosition
+from connexion.middleware.swagger_ui import SwaggerUIMiddleware
 from starlette.exceptions import HTTPException
 
 from . import runtime as _runtime
@@ -29,9 +29,11 @@ log = logging.getLogger(__name__)
 def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:
     if rt is None:
         rt = boot(settings)
-    # Connexion would serve the spec with every $ref expanded: handlers.docs serves it as written.
-    options = SwaggerUIOptions(serve_spec=False, swagger_ui=False)
-    app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), swagger_ui_options=options)
+    # Connexion's Swagger UI middleware would serve the spec with every $ref expanded, and
+    # route every request once more on its way through: handlers.docs serves the spec as
+    # written, so the stack goes without it.
+    middlewares = [m for m in ConnexionMiddleware.default_middlewares if m is not SwaggerUIMiddleware]
+    app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), middlewares=middlewares)
     spec = _spec.load(insecure_urls=settings.insecure_urls)
     # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.
     # A copy, as Connexion fills in defaults in the dict it is given.

@@ -2,12 +2,24 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 from starlette.responses import Response
 
 from ..ids import is_id
 from ..models import db
 from ..problems import NotFound
+
+
+def fixed_signature(function):
+    """`function` with its signature worked out once.
+
+    Connexion inspects a handler's and a security function's signature on every request
+    (to pick the arguments to pass); `inspect.signature` returns a `__signature__` at
+    once instead of rebuilding it from the code object and the wrapper chain.
+    """
+    function.__signature__ = inspect.signature(function)
+    return function
 
 
 def api_call(handler):
@@ -19,7 +31,7 @@ def api_call(handler):
         with db.connection_context():
             return handler(*args, **kwargs)
 
-    return wrapper
+    return fixed_signature(wrapper)
 
 
 def no_content() -> Response:

@@ -5,6 +5,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .. import runtime
 from ..models import db
+from . import fixed_signature
 from ..models.api_key import find_key
 from ..plans import get_plan
 
@@ -26,11 +27,18 @@ def _lookup(token: str) -> dict | None:
     }
 
 
+@fixed_signature
 async def authenticate(token: str) -> dict | None:
     """Token info for a valid key, else None (Connexion answers 401).
 
-    Connexion calls security functions on the event loop, so the database lookup runs
-    in the thread pool, and the request is counted against the workspace's requests per
-    minute in the same trip. No cache: a revoked key is refused on the very next request.
+    Connexion calls security functions on the event loop. On the embedded default the
+    lookup runs right there: one indexed read and one UPSERT on local files take less
+    than a trip to the thread pool and back (bench/README.md, bench_api.py). When the
+    database or the limiter is across a network, a slow round trip must not stall every
+    other request, so the lookup goes to the thread pool. Either way the request is
+    counted against the workspace's requests per minute in the same call. No cache: a
+    revoked key is refused on the very next request.
     """
+    if runtime.current().settings.local_stores:
+        return _lookup(token)
     return await run_in_threadpool(_lookup, token)

@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from peewee import DatabaseProxy, Model
+from peewee import DatabaseProxy, Model, ModelObjectCursorWrapper
 from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
 
 from ..datadir import private_file
@@ -114,6 +114,7 @@ class Compiled:
         # How many values the query takes: `build`'s parameters, unless it takes *values.
         self.arity = build.__code__.co_argcount if arity is None else arity
         self._by_database: dict[int, tuple[str, list]] = {}
+        self._shapes: dict[int, tuple[list, list]] = {}
 
     def _statement(self, values: tuple) -> tuple[str, list]:
         compiled = self._by_database.get(id(db.obj))
@@ -127,9 +128,24 @@ class Compiled:
         return sql, [values[v] if kind == "value" else v for kind, v in plan]
 
     def rows(self, *values) -> list:
-        """The rows of a compiled SELECT, as instances of `model`."""
+        """The rows of a compiled SELECT, as instances of `model`, as `model.raw` makes them;
+        only which column goes to which field, with its converter, is also worked out once."""
         sql, params = self._statement(values)
-        return list(self.model.raw(sql, *params))
+        cursor = db.execute_sql(sql, params)
+        shape = self._shapes.get(id(db.obj))
+        if shape is None:
+            wrapper = ModelObjectCursorWrapper(cursor, self.model, [], self.model)
+            wrapper.initialize()
+            shape = self._shapes[id(db.obj)] = (wrapper.unique_columns, wrapper.converters)
+        columns, converters = shape
+        found = []
+        for row in cursor.fetchall():
+            instance = self.model(__no_default__=1, **{
+                column: value if convert is None else convert(value)
+                for column, convert, value in zip(columns, converters, row)})
+            instance._dirty.clear()
+            found.append(instance)
+        return found
 
     def execute(self, *values) -> int:
         """Run a compiled INSERT, UPDATE or DELETE; the rows it changed. Values go to the

@@ -17,6 +17,7 @@ from .bodylimit import BodyLimitMiddleware
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
 from .headmethod import UndocumentedHeadMiddleware
+from .operations import DecoratedOnceApi
 from .problems import Problem
 from .requestlog import RequestIdHeader, RequestIdMiddleware
 from .settings import Settings
@@ -34,6 +35,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     # written, so the stack goes without it.
     middlewares = [m for m in ConnexionMiddleware.default_middlewares if m is not SwaggerUIMiddleware]
     app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), middlewares=middlewares)
+    app._middleware_app.api_cls = DecoratedOnceApi
     spec = _spec.load(insecure_urls=settings.insecure_urls)
     # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.
     # A copy, as Connexion fills in defaults in the dict it is given.
@@ -55,8 +57,11 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(UndocumentedHeadMiddleware, position=MiddlewarePosition.BEFORE_ROUTING, routes=routes)
     app.add_middleware(RateLimitMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
-    app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_CONTEXT)
-    app.add_middleware(RequestIdHeader, position=MiddlewarePosition.BEFORE_CONTEXT)
+    if settings.validate_responses:
+        # Innermost copies of the headers, so response validation finds the ones the spec
+        # requires; without it the outer middlewares add them, a layer less each.
+        app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_CONTEXT)
+        app.add_middleware(RequestIdHeader, position=MiddlewarePosition.BEFORE_CONTEXT)
     for path, endpoint in pages:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
     return app

@@ -134,7 +134,8 @@ def _add_request_id(message: dict, request_id: str) -> None:
 
 class RequestIdHeader:
     """Puts the request's id on a handler's response, innermost, so Connexion's response
-    validation sees the header the spec requires; `RequestIdMiddleware` adds it to the rest."""
+    validation sees the header the spec requires (installed only when responses are
+    validated); `RequestIdMiddleware` adds it to the rest."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -157,6 +158,17 @@ class TextFormatter(logging.Formatter):
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+        self._second: tuple[int | None, str] = (None, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        # The access log writes a line a request: a second's date and time are formatted
+        # once (one tuple, so threads swapping it never pair a second with another's text).
+        second, text = self._second
+        if int(record.created) != second:
+            second = int(record.created)
+            text = time.strftime(self.default_time_format, self.converter(second))
+            self._second = (second, text)
+        return self.default_msec_format % (text, record.msecs)
 
     def format(self, record: logging.LogRecord) -> str:
         record = copy.copy(record)

@@ -118,9 +118,10 @@ class RateLimitMiddleware:
 class RateLimitHeaders:
     """Sends the slot's headers on the response, unless it already carries them.
 
-    Installed twice: outside the exception handlers, where it makes the slot and reaches
-    the error responses they render, and innermost, so the headers are on a handler's
-    response before Connexion's response validation checks its documented headers.
+    Installed outside the exception handlers, where it makes the slot and reaches the error
+    responses they render; and, when responses are validated (fanout/app.py), innermost
+    too, so the headers are on a handler's response before Connexion's response validation
+    checks its documented headers.
     """
 
     def __init__(self, app) -> None:

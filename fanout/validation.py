@@ -20,6 +20,7 @@ import re
 
 from connexion.datastructures import MediaTypeDict
 from connexion.exceptions import BadRequestProblem, ExtraParameterProblem
+from connexion.json_schema import Draft4RequestValidator
 from connexion.utils import extract_content_type
 from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator, ParameterValidator
 from jsonschema import Draft4Validator, ValidationError
@@ -96,7 +97,35 @@ def parse_json(text: str):
     return value
 
 
+class _Validators:
+    """jsonschema validators made once per schema.
+
+    Connexion makes a new validator for each request (and each parameter of it); making
+    one costs about as much as validating a small body. A schema here is a dict of the
+    loaded spec that lives as long as the app, so it is known by identity, and kept, so
+    its id cannot be reused. Validators are immutable: one serves every request.
+    """
+
+    def __init__(self, make) -> None:
+        self.make = make
+        self._made: dict[int, tuple[dict, Draft4Validator]] = {}
+
+    def __call__(self, schema: dict) -> Draft4Validator:
+        known = self._made.get(id(schema))
+        if known is None or known[0] is not schema:
+            known = self._made[id(schema)] = (schema, self.make(schema))
+        return known[1]
+
+
+_body_validators = _Validators(lambda schema: Draft4RequestValidator(schema, format_checker=Draft4Validator.FORMAT_CHECKER))
+_parameter_validators = _Validators(lambda schema: Draft4Validator(schema, format_checker=Draft4Validator.FORMAT_CHECKER))
+
+
 class JSONBodyValidator(JSONRequestBodyValidator):
+    @property
+    def _validator(self):
+        return _body_validators(self._schema)
+
     async def wrap_receive(self, receive, *, scope):
         # Connexion's takes a missing Content-Length for a missing body, so a chunked body
         # was refused as absent; read what comes instead and replay it to the handler.
@@ -189,7 +218,7 @@ class NamedParameterValidator(ParameterValidator):
                 return f"{parameter_type} parameter '{param['name']}' is required"
             return None
         try:
-            Draft4Validator(param.get("schema", param), format_checker=Draft4Validator.FORMAT_CHECKER).validate(value)
+            _parameter_validators(param.get("schema", param)).validate(value)
         except ValidationError as e:
             return f"{parameter_type} parameter '{param['name']}': {e.message}"
         return None

@@ -104,9 +104,9 @@ class Settings:
 
     @property
     def local_stores(self) -> bool:
-        """The database and the rate-limit store are files on this machine (the embedded
-        default): a query costs microseconds, with no network round trip."""
-        return self.database_url.startswith("sqlite") and self.limiter_url.startswith("sqlite")
+        """The database, the queue and the rate-limit store are files on this machine (the
+        embedded default): a statement costs microseconds, with no network round trip."""
+        return all(url.startswith("sqlite") for url in (self.database_url, self.queue_url, self.limiter_url))
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
         return replace(self, base_url=base_url.rstrip("/"), connect_url=(connect_url or base_url).rstrip("/"))

@@ -3,15 +3,17 @@ fanout/validation.py `_Validators`, fanout/handlers `fixed_signature`), and the 
 handler's response carries when responses are not validated (fanout/app.py)."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
+import threading
 
 from fanout.app import create_app
-from fanout.handlers import api_call, posts
+from fanout.handlers import api_call, on_the_stores, posts
 from fanout.operations import DecoratedOnceOperation
 from fanout.validation import _Validators
 
-from .conftest import connect_sandbox_account
+from .conftest import PUBLIC_IP, FakeResolver, connect_sandbox_account
 
 
 def _post(client, auth, account, caption) -> dict:
@@ -83,3 +85,27 @@ def test_the_stores_are_local_only_when_both_are_files(settings):
     assert sqlite.local_stores
     assert not dataclasses.replace(sqlite, database_url=postgres).local_stores
     assert not dataclasses.replace(sqlite, limiter_url=redis).local_stores
+
+
+def test_work_on_local_stores_runs_on_the_event_loop_and_else_in_the_thread_pool(rt):
+    async def threads() -> tuple[int, int]:
+        return threading.get_ident(), await on_the_stores(threading.get_ident)
+
+    loop, work = asyncio.run(threads())
+    assert (work == loop) is rt.settings.local_stores
+
+
+class _RecordingResolver(FakeResolver):
+    def __call__(self, host: str) -> list[str]:
+        self.threads.append(threading.current_thread().name)
+        return super().__call__(host)
+
+
+def test_a_webhook_url_is_resolved_in_the_thread_pool_even_on_local_stores(settings, rt, auth):
+    rt.resolve = resolver = _RecordingResolver({"hooks.example.com": [PUBLIC_IP]})
+    resolver.threads = []
+    with create_app(settings, rt).test_client() as client:
+        answer = client.post("/v1/webhooks", headers=auth,
+                             json={"url": "https://hooks.example.com/in", "events": ["post.completed"]})
+    assert answer.status_code == 201, answer.text
+    assert resolver.threads and all(name.startswith("AnyIO worker") for name in resolver.threads)

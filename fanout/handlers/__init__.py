@@ -4,8 +4,10 @@ from __future__ import annotations
 import functools
 import inspect
 
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from .. import runtime
 from ..ids import is_id
 from ..models import db
 from ..problems import NotFound
@@ -24,14 +26,46 @@ def fixed_signature(function):
 
 def api_call(handler):
     """Runs the handler on a pooled connection; the Problems it raises reach the app's
-    error handler (fanout/errors.py), which answers them."""
+    error handler (fanout/errors.py), which answers them.
+
+    For a handler that waits on nothing but the stores (see `on_the_stores`).
+    """
+    run = _on_a_connection(handler)
 
     @functools.wraps(handler)
-    def wrapper(*args, **kwargs):
+    async def wrapper(*args, **kwargs):
+        return await on_the_stores(run, *args, **kwargs)
+
+    return fixed_signature(wrapper)
+
+
+async def on_the_stores(function, *args, **kwargs):
+    """`function(*args, **kwargs)`, which waits on nothing but the database, the queue and
+    the rate-limit store.
+
+    When those are files on this machine (the embedded default) it runs right on the event
+    loop: its statements take microseconds, and a trip to the thread pool and back, with
+    the GIL passed between threads at every statement, costs more than the work
+    (docs/architecture.md#where-a-requests-time-goes). When they are across a network it
+    runs in the thread pool, so that one slow round trip stalls one request, not all.
+    """
+    if runtime.current().settings.local_stores:
+        return function(*args, **kwargs)
+    return await run_in_threadpool(function, *args, **kwargs)
+
+
+def network_call(handler):
+    """`api_call` for a handler that also waits on the network (a DNS lookup): always in
+    the thread pool, whatever the stores are."""
+    return fixed_signature(functools.wraps(handler)(_on_a_connection(handler)))
+
+
+def _on_a_connection(handler):
+    def run(*args, **kwargs):
         with db.connection_context():
             return handler(*args, **kwargs)
 
-    return fixed_signature(wrapper)
+    return run
 
 
 def no_content() -> Response:

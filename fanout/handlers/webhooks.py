@@ -7,10 +7,10 @@ from ..models import webhook as webhooks
 from ..netguard import UnsafeURL, check_url
 from ..problems import InvalidRequest
 from ..views import delivery_view, list_view, new_webhook_view, page_view, webhook_view
-from . import api_call, known_id, no_content
+from . import api_call, known_id, network_call, no_content
 
 
-@api_call
+@network_call  # check_url resolves the host
 def create_webhook(body, token_info):
     rt = runtime.current()
     try:

@@ -78,12 +78,14 @@ def test_without_response_validation_a_handlers_response_still_carries_its_heade
     assert "RateLimit" in answer.headers and "RateLimit-Policy" in answer.headers
 
 
-def test_the_stores_are_local_only_when_both_are_files(settings):
+def test_the_stores_are_local_only_when_all_three_are_files(settings):
     postgres = "postgresql://postgres@127.0.0.1:5432/test"
     redis = "redis://127.0.0.1:6379/0"
-    sqlite = dataclasses.replace(settings, database_url="sqlite:///x/fanout.db", limiter_url="sqlite:///x/limiter.db")
+    sqlite = dataclasses.replace(settings, database_url="sqlite:///x/fanout.db", queue_url="sqlite:///x/queue.db",
+                                 limiter_url="sqlite:///x/limiter.db")
     assert sqlite.local_stores
     assert not dataclasses.replace(sqlite, database_url=postgres).local_stores
+    assert not dataclasses.replace(sqlite, queue_url=redis).local_stores
     assert not dataclasses.replace(sqlite, limiter_url=redis).local_stores
 
 

@@ -147,6 +147,21 @@ def prepare(env: dict, workspaces: int) -> list[Fixture]:
         os.environ.update(saved)
 
 
+def server_env(data_dir: Path) -> dict:
+    """This process's environment for a server on `data_dir`, without the caller's FANOUT_
+    settings (each server gets only what the bench sets)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
+    env["FANOUT_DATA_DIR"] = str(data_dir)
+    return env
+
+
+def write_fixtures(folder: Path, fixtures: list[Fixture]) -> Path:
+    """The fixtures as the wrk script reads them: a line `key account_id post_id` each."""
+    path = folder / "fixtures.txt"
+    path.write_text("".join(f"{f.key} {f.account_id} {f.post_id}\n" for f in fixtures))
+    return path
+
+
 def reset_stores(data_dir: Path) -> None:
     """Empty the rate-limit log and the queue between runs, so each run starts alike and no
     workspace carries hits of the previous run into its window."""
@@ -400,8 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as tmp:
         folder = Path(tmp)
         data_dir = folder / "data"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
-        env["FANOUT_DATA_DIR"] = str(data_dir)
+        env = server_env(data_dir)
         if args.backend == "postgresql":
             url = os.environ.get("FANOUT_DATABASE_URL", "")
             if not url.startswith("postgresql://"):
@@ -411,8 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             started = time.monotonic()
             fixtures = prepare(env, args.workspaces)
-            fixtures_file = folder / "fixtures.txt"
-            fixtures_file.write_text("".join(f"{f.key} {f.account_id} {f.post_id}\n" for f in fixtures))
+            fixtures_file = write_fixtures(folder, fixtures)
             print(f"prepared {len(fixtures)} {PLAN} workspaces ({args.backend}) in {time.monotonic() - started:.1f} s; "
                   f"{args.connections} connections, {args.seconds:g} s a run, load from {generator}", flush=True)
 

@@ -12,7 +12,6 @@ the same way once the queue is empty. Linux only (/proc); needs wrk.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_api import Load, Processes, free_port, prepare, wait_ready  # noqa: E402
+from bench.bench_api import Load, Processes, free_port, prepare, server_env, wait_ready, write_fixtures  # noqa: E402
 
 ROUND = 20  # seconds of one wrk run
 
@@ -58,12 +57,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as tmp:
         folder = Path(tmp)
         data_dir = folder / "data"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
-        env["FANOUT_DATA_DIR"] = str(data_dir)
+        env = server_env(data_dir)
         try:
             fixtures = prepare(env, args.workspaces)
-            fixtures_file = folder / "fixtures.txt"
-            fixtures_file.write_text("".join(f"{f.key} {f.account_id} {f.post_id}\n" for f in fixtures))
+            fixtures_file = write_fixtures(folder, fixtures)
             port = free_port()
             log = folder / "api.log"
             with log.open("w") as out:

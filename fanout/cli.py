@@ -20,15 +20,15 @@ from .plans import PLANS
 from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
 from .settings import Settings, SettingsError, sqlite_path
 from .supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
+from .times import isoformat
+
+log = logging.getLogger("fanout.cli")
 
 # Seconds an idle worker thread waits between two looks at the SQLite queue. Huey's default
 # backs off to 10 s, so the first post after a quiet spell waited seconds; a look is one
 # indexed `select 1 ... limit 1` without a lock (bench/README.md has its CPU cost). A Redis
 # queue blocks on BRPOP instead and never polls.
 IDLE_POLL = 0.05
-from .times import isoformat
-
-log = logging.getLogger("fanout.cli")
 
 
 def _boot(settings: Settings, *, creates_schema: bool = False):

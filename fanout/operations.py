@@ -5,8 +5,9 @@ decorators (parameters, response, sync to async) anew for each request, and buil
 URI parser for each; the profile of `GET /v1/posts/{id}` showed that work at some 10% of
 the request (bench/README.md). Neither holds anything of one request: the wrappers read
 the request from Connexion's context variables when called, and a parser is made from
-the operation's parameter definitions alone. So both are made once here, and reused.
-`tests/test_operations.py` pins that what a handler receives is unchanged.
+the operation's parameter and body definitions alone. So both are made once, when the
+operation is, and reused. `tests/test_operations.py` pins that what a handler receives is
+unchanged.
 """
 from __future__ import annotations
 
@@ -14,37 +15,40 @@ import functools
 from typing import Callable
 
 from connexion.apps.asynchronous import AsyncApi, AsyncOperation
-from connexion.context import _operation, receive, scope
+from connexion.context import receive, scope
 from connexion.decorators import StarletteDecorator
 
 
 class _DecoratedOnce(StarletteDecorator):
+    def __init__(self, *, uri_parser, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._parser = uri_parser
+
     def __call__(self, function: Callable) -> Callable:
         decorated = self.decorate(function)
-        parsers: dict[int, tuple[object, object]] = {}
-
-        def uri_parser():
-            current = _operation.get()
-            known = parsers.get(id(current))
-            if known is None or known[0] is not current:
-                known = parsers[id(current)] = (current, self.uri_parser)
-            return known[1]
 
         @functools.wraps(function)
         async def wrapper(*args, **kwargs):
-            request = self.framework.get_request(uri_parser=uri_parser(), scope=scope, receive=receive)
+            request = self.framework.get_request(uri_parser=self._parser, scope=scope, receive=receive)
             return await decorated(request)
 
         return wrapper
 
 
 class DecoratedOnceOperation(AsyncOperation):
+    def __init__(self, fn: Callable, *, uri_parser, **kwargs) -> None:
+        super().__init__(fn, **kwargs)
+        self.uri_parser = uri_parser
+
     @functools.cached_property
     def fn(self) -> Callable:
-        return _DecoratedOnce(pythonic_params=self.pythonic_params, jsonifier=self.jsonifier)(self._fn)
+        return _DecoratedOnce(uri_parser=self.uri_parser, pythonic_params=self.pythonic_params,
+                              jsonifier=self.jsonifier)(self._fn)
 
 
 class DecoratedOnceApi(AsyncApi):
     def make_operation(self, operation) -> AsyncOperation:
-        return DecoratedOnceOperation.from_operation(
-            operation, pythonic_params=self.pythonic_params, jsonifier=self.jsonifier)
+        # The parser Connexion's decorator would make for each request (`uri_parser`).
+        parser = operation.uri_parser_class(operation.parameters, operation.body_definition())
+        return DecoratedOnceOperation(operation.function, uri_parser=parser, jsonifier=self.jsonifier,
+                                      operation_id=operation.operation_id, pythonic_params=self.pythonic_params)

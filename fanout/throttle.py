@@ -3,7 +3,7 @@
 
 Two middlewares, because Connexion authenticates inside its exception handling:
 - `RateLimitMiddleware` runs after security. It applies the count the key's lookup made
-  (fanout/handlers/auth.py: one trip to the thread pool for both), puts the RateLimit
+  (fanout/handlers/auth.py: one call does both), puts the RateLimit
   headers in the request's slot, and raises 429 when the window is full.
 - `RateLimitHeaders` gives each request an empty slot and writes the slot's headers on
   whatever response goes out, the errors rendered by the exception handlers (400, 404,

@@ -62,3 +62,14 @@ def test_a_query_of_several_values_compiles_once_for_each_count(client, sandbox_
         assert {a.id for a in _accounts(2).rows(workspace.id, *ids[:2])} == set(ids[:2])
         assert {a.id for a in _accounts(3).rows(workspace.id, *ids)} == set(ids)
         assert _accounts(3).rows("ws_someone_else", *ids) == []
+
+
+def test_first_is_the_first_row_or_none(client, sandbox_key, workspace, rt):
+    headers = {"Authorization": f"Bearer {sandbox_key}"}
+    account = connect_sandbox_account(client, headers, "x")
+    post_id = client.post("/v1/upload", headers=headers, json={"caption": "first", "account_ids": [account["id"]]}
+                          ).json()["id"]
+    posts = Compiled(Post, lambda post: Post.select().where(Post.id == post))
+    with db.connection_context():
+        assert posts.first(post_id).caption == "first"
+        assert posts.first("post_none") is None

@@ -65,8 +65,7 @@ def find_key(key_string: str) -> ApiKey | None:
     parts = apikeys.parse(key_string)
     if parts is None:
         return None
-    found = _BY_LOOKUP.rows(parts.lookup)
-    key = found[0] if found else None
+    key = _BY_LOOKUP.first(parts.lookup)
     if key is None or key.mode != parts.mode:
         # Still compare, so an unknown lookup id costs what a wrong secret costs.
         apikeys.secret_matches(os.urandom(16), parts.secret, "0" * 64)

@@ -106,7 +106,7 @@ class Compiled:
     query. `build(*slots)` makes the query from placeholder values (string columns only);
     the SQL it gives is kept, with where each value goes, and `rows(*values)` runs it as a
     raw query of `model` (columns of other tables come as attributes, by their alias), or
-    `execute(*values)` runs a write.
+    `first(*values)` its first row, or `execute(*values)` runs a write.
     """
 
     def __init__(self, model, build, arity: int | None = None):
@@ -146,6 +146,11 @@ class Compiled:
             instance._dirty.clear()
             found.append(instance)
         return found
+
+    def first(self, *values):
+        """The first row of a compiled SELECT, or None."""
+        found = self.rows(*values)
+        return found[0] if found else None
 
     def execute(self, *values) -> int:
         """Run a compiled INSERT, UPDATE or DELETE; the rows it changed. Values go to the

@@ -117,10 +117,10 @@ _TARGETS = Compiled(Target, lambda post_id: Target.select().where(Target.post ==
 
 def get_post(workspace_id: str, post_id: str) -> tuple[Post, list[Target]]:
     """One post and its targets, by queries compiled once: GET /v1/posts/{id} is hot."""
-    found = _POST.rows(post_id, workspace_id)
-    if not found:
+    post = _POST.first(post_id, workspace_id)
+    if post is None:
         raise NotFound("no such post in this workspace")
-    return found[0], _TARGETS.rows(post_id)
+    return post, _TARGETS.rows(post_id)
 
 
 def page_query(workspace_id: str, *, limit: int, after=None, status=None, platform=None):

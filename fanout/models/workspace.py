@@ -43,8 +43,7 @@ _LOCK = Compiled(Workspace, lambda id: locked(Workspace.select().where(Workspace
 
 def lock_workspace(workspace_id: str) -> Workspace:
     """The workspace row, locked until the transaction ends (caps are checked under it)."""
-    found = _LOCK.rows(workspace_id)
-    workspace = found[0] if found else None
+    workspace = _LOCK.first(workspace_id)
     if workspace is None:
         raise NotFound(f"no workspace {workspace_id}")
     return workspace

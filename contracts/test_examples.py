@@ -23,8 +23,10 @@ from openapi_schema_validator import OAS30Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
+from fanout.models import db
+from fanout.models.workspace import create_workspace
 from fanout.tasks.heartbeat import Heartbeat
-from tests.conftest import connect_sandbox_account, run_queue, spend
+from tests.conftest import bearer, connect_sandbox_account, make_key, run_queue, spend
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
 REGISTRY = Registry().with_resource("urn:fanout", Resource.from_contents(SPEC, default_specification=DRAFT4))
@@ -251,8 +253,8 @@ def meet_429(world, op, status, settings, free):
 
 def meet_403(world, op, status, settings, free):
     _, headers = free  # 4 accounts
-    if op.id == "start_connect":
-        for platform in ("x", "threads", "instagram", "tiktok"):
+    if op.id == "start_connect":  # at the cap, with no account on the platform to reconnect
+        for platform in ("threads", "threads", "instagram", "tiktok"):
             connect_sandbox_account(world.client, headers, platform)
         return [world.request(op, headers=headers)]
     if op.id == "create_webhook":
@@ -272,6 +274,10 @@ def meet_409(world, op, status, settings, free):
 
 
 def meet_422(world, op, status, settings, free):
+    if op.id == "start_connect":  # a live key, and the in-process app has no platform app
+        with db.connection_context():
+            ws = create_workspace(world.rt, "Live", "FREE")
+        return [world.request(op, headers=bearer(make_key(world.rt, ws.id, "live")))]
     return [world.request(op, body={"caption": "hi", "platforms": ["tiktok"]})]
 
 

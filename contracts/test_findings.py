@@ -38,7 +38,7 @@ def test_a_redirect_url_of_the_wrong_shape_is_a_validation_error(client, auth, u
     assert error["code"] == "validation_error" and "redirect_url" in error["message"]
 
 
-@pytest.mark.parametrize("url", ["https://app.example.com/fanout/connected", "HTTP://127.0.0.1:3000/cb?x=1#done", "https://app.example.com"])
+@pytest.mark.parametrize("url", ["https://app.example.com/fanout/connected", "HTTPS://127.0.0.1:3000/cb?x=1#done", "https://app.example.com"])
 def test_a_redirect_url_of_the_right_shape_is_accepted(client, auth, url):
     assert client.post("/v1/accounts/x/connect", headers=auth, json={"redirect_url": url}).status_code == 200
 

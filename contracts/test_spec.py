@@ -146,6 +146,42 @@ def test_the_url_patterns_take_only_what_the_server_takes():
                 parse_url(url, insecure=insecure_mode)
 
 
+def test_the_redirect_url_patterns_take_only_what_the_server_takes():
+    """Either pattern of a connect flow's `redirect_url` matches only what
+    `parse_redirect_url` takes in its mode: https anywhere; http to loopback when insecure."""
+    from fanout.netguard import UnsafeURL, parse_redirect_url
+
+    schema = SPEC["components"]["schemas"]["ConnectRequest"]["properties"]["redirect_url"]
+    cases = [
+        ("https://app.example.com/fanout/connected?a=b#c", True, True),
+        ("HTTPS://127.0.0.1:3000/cb", True, True),
+        ("https://intranet.example.com:65535/x", True, True),
+        ("http://app.example.com/cb", False, False),
+        ("http://127.0.0.1:3000/cb?x=1#done", False, True),
+        ("HTTP://LOCALHOST/cb", False, True),
+        ("http://127.255.255.254:8080", False, True),
+        ("http://127.0.0.256/cb", False, False),
+        ("http://127.0.0.1.example.com/cb", False, False),
+        ("http://localhost.example.com/cb", False, False),
+        ("http://10.0.0.7/cb", False, False),
+        ("https://app.example.com:65536/x", False, False),
+        ("https://user@app.example.com/x", False, False),
+        ("https://[::1]/x", False, False),
+        ("https://app.example.com/x\n", False, False),
+        ("https://app.example.com/a\tb", False, False),
+        ("ftp://app.example.com/x", False, False),
+        ("javascript:alert(1)", False, False),
+    ]
+    for url, secure, insecure in cases:
+        for pattern, insecure_mode, expected in ((schema["pattern"], False, secure), (schema["x-insecure-pattern"], True, insecure)):
+            assert bool(re.search(pattern, url)) is expected, (url, insecure_mode)
+            if expected:
+                parse_redirect_url(url, insecure=insecure_mode)
+            elif "[" not in url:  # the patterns take no IPv6 literal; the rule has no need to refuse one
+                with pytest.raises(UnsafeURL):
+                    parse_redirect_url(url, insecure=insecure_mode)
+
+
 def test_the_served_spec_names_this_deployment_first_then_the_relative_server(client):
     servers = client.get("/v1/openapi.json").json()["servers"]
     assert [s["url"] for s in servers] == ["http://testserver", "/"]

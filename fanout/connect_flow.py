@@ -1,8 +1,9 @@
 """The connect flow behind the connect pages (docs/decisions.md#connect-flow).
 
-A sandbox session connects an account at once. A live session of a configured platform
-(an adapter in the registry and an app in FANOUT_<P>_CLIENT_ID/SECRET) sends the browser
-to the platform's authorize URL with an OAuth `state`; the platform sends it back to
+`start` makes the connect URL (`POST /v1/accounts/{platform}/connect`). A sandbox session
+connects an account at once. A live session of a configured platform (an adapter in the
+registry and an app in FANOUT_<P>_CLIENT_ID/SECRET) sends the browser to the platform's
+authorize URL with an OAuth `state`; the platform sends it back to
 `{connect_url}/connect/{platform}/callback`, where the code becomes tokens and an account.
 
 The `state` is 256 random bits, stored only as a hash on the session, bound to that
@@ -17,17 +18,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
+from . import netguard
 from .apikeys import random_base62
 from .models import db
 from .models.account import connect_account
-from .models.connect_session import SessionUnusable, begin_oauth, claim_oauth_state, consume_session
+from .models.connect_session import (
+    SessionUnusable, begin_oauth, claim_oauth_state, consume_session, retry_session, start_session,
+)
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_at
 from .platforms import REGISTRY
 from .platforms.base import AccountNotEligible, AuthFailed
 from .platforms.http import PlatformUnreachable
-from .problems import PlanLimitExceeded
+from .problems import InvalidRequest, PlanLimitExceeded, PlatformNotConfigured
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,31 @@ def live_setup(settings, platform: str):
     """(adapter, app) when the server can run this platform's OAuth flow, else None."""
     adapter, app = REGISTRY[platform].adapter, settings.platform_apps.get(platform)
     return (adapter, app) if adapter is not None and app is not None else None
+
+
+def start(rt, workspace_id: str, platform: str, *, sandbox: bool, redirect_url: str | None) -> str:
+    """The connect URL of a new session: `{connect_url}/connect/{platform}?session=<token>`.
+
+    400 for a `redirect_url` the browser may not be sent back to, 422 for a live flow this
+    server cannot run, 403 at the account cap unless the flow may be a reconnect."""
+    if redirect_url is not None:
+        try:
+            netguard.parse_redirect_url(redirect_url, insecure=rt.settings.insecure_urls)
+        except netguard.UnsafeURL as e:
+            raise InvalidRequest(f"redirect_url: {e}") from None
+    if not sandbox and live_setup(rt.settings, platform) is None:
+        raise PlatformNotConfigured(not_configured(platform))
+    token = start_session(rt, workspace_id, platform=platform, sandbox=sandbox, redirect_url=redirect_url)
+    return f"{rt.settings.connect_url}/connect/{platform}?{urlencode({'session': token})}"
+
+
+def not_configured(platform: str) -> str:
+    """What the operator does so that live flows of `platform` can run."""
+    entry = REGISTRY[platform]
+    if entry.adapter is None:
+        return f"this server cannot connect live {entry.title} accounts; sandbox keys connect sandbox ones"
+    return (f"no {entry.title} app is configured on this server: set {entry.env_prefix}CLIENT_ID and "
+            f"{entry.env_prefix}CLIENT_SECRET on its API and worker processes")
 
 
 def open_link(rt, token: str, platform: str) -> Redirect | Refused:
@@ -102,9 +132,10 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
     def fail(code: str) -> Redirect:
         return Redirect(back, {"platform": platform, "error": code})
 
-    if query.get("error"):
-        # The user said no (access_denied), or the platform could not ask them.
-        return fail("access_denied" if query["error"] == "access_denied" else "platform_error")
+    if query.get("error") == "access_denied":  # the user said no
+        return denied(rt, session, back)
+    if query.get("error"):  # the platform could not ask them
+        return fail("platform_error")
     setup = live_setup(rt.settings, platform)
     if setup is None:  # the app was removed from the settings during the flow
         return fail("platform_not_configured")
@@ -132,7 +163,24 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
                 token_expires_at=grant.expires_at, refresh_at=refresh_at(adapter, grant, rt.now(), rt.randbytes),
             )
         except PlanLimitExceeded:
+            # A new platform user at the cap: the URL was given because the flow might have
+            # been a reconnect (caps.check_connect), and it was not.
+            log.info("connecting %s for workspace %s refused: a new account past the account cap",
+                     platform, session.workspace_id)
             return fail("plan_limit_exceeded")
     log.info("connected %s account %s to workspace %s", platform, account.id, session.workspace_id)
     return Redirect(back, {"platform": platform, "account_id": account.id, "status": "connected"})
 
+
+def denied(rt, session, back: str) -> Redirect:
+    """The user refused consent. The built-in page offers another try through a new session
+    (this one is used up); a client's `redirect_url` gets none, its client makes its own
+    (docs/decisions.md#connect-flow)."""
+    params = {"platform": session.platform, "error": "access_denied"}
+    if session.redirect_url is None and live_setup(rt.settings, session.platform) is not None:
+        with db.connection_context():
+            try:
+                params["retry"] = retry_session(rt, session)
+            except PlanLimitExceeded:
+                pass  # another try could only be refused: offer none
+    return Redirect(back, params)

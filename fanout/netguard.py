@@ -1,9 +1,15 @@
-"""Which URLs and addresses the service may send requests to (docs/reliability.md#outbound-requests).
+"""Which URLs and addresses the service may send requests to (docs/reliability.md#outbound-requests),
+and where it may send a browser back to.
 
-One rule for every outbound destination a client can choose (webhook endpoints now, media
-URLs later): https only, no user info, and every address the host resolves to must be
+One rule for every outbound destination a client can choose (webhook endpoints, media
+URLs): https only, no user info, and every address the host resolves to must be
 public. The addresses resolved, not the host string, are what is checked, because
 `0x7f.1`, `2130706433` and friends all resolve to loopback.
+
+A connect flow's `redirect_url` is not called by the service but opened by the end user's
+browser, with the new account's id in its query: any host will do, but only over https
+(`parse_redirect_url`); `insecure` (FANOUT_INSECURE_URLS) adds http to a loopback host, for
+a client developed on the same machine.
 """
 from __future__ import annotations
 
@@ -81,6 +87,42 @@ def parse_url(url: str, *, insecure: bool = False) -> SplitResult:
     if port is not None and not insecure and port not in SECURE_PORTS:
         raise UnsafeURL(f"must use port {' or '.join(map(str, SECURE_PORTS))}")
     return parts
+
+
+def parse_redirect_url(url: str, *, insecure: bool = False) -> SplitResult:
+    """Where a connect flow may send the browser back to, or UnsafeURL: https, or http to
+    `localhost` or a loopback address when `insecure`; a host, no user info (openapi.yaml,
+    ConnectRequest)."""
+    if len(url) > MAX_URL_LENGTH:
+        raise UnsafeURL(f"must be at most {MAX_URL_LENGTH} characters")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        raise UnsafeURL("must not contain control characters")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not one)
+    except ValueError:
+        raise UnsafeURL("is not a valid URL") from None
+    if not parts.hostname:
+        raise UnsafeURL("must be an absolute https URL with a host")
+    if "@" in parts.netloc:
+        raise UnsafeURL("must not contain user info (user:password@)")
+    if parts.scheme == "https" or (parts.scheme == "http" and insecure and is_loopback_host(parts.hostname)):
+        return parts
+    if insecure:
+        raise UnsafeURL("must be an absolute https URL, or http to localhost or 127.0.0.0/8: "
+                        "the redirect carries the account's id")
+    raise UnsafeURL("must be an absolute https URL: the redirect carries the account's id "
+                    "(http to a loopback host only on a server run with FANOUT_INSECURE_URLS=1)")
+
+
+def is_loopback_host(host: str) -> bool:
+    """`localhost`, or an address literal on loopback (what a browser reaches on its own machine)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def public_addresses(host: str, resolve: Resolver) -> list[IPAddress]:

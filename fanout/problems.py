@@ -85,6 +85,12 @@ class UnsupportedMedia(Problem):
     status, code = 422, "unsupported_media_for_platform"
 
 
+class PlatformNotConfigured(Problem):
+    """A live connect flow for a platform whose OAuth app this server lacks."""
+
+    status, code = 422, "platform_not_configured"
+
+
 class RateLimited(Problem):
     status, code = 429, "rate_limited"
 

@@ -1,16 +1,33 @@
 """POST /v1/accounts/{platform}/connect and the connect pages (docs/decisions.md#connect-flow)."""
+import dataclasses
 import datetime as dt
+import html
 import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from fanout import connect_flow
 from fanout.models import Account, ConnectSession, db
 from fanout.models.account import connect_account
-from fanout.models.workspace import set_plan
+from fanout.models.connect_session import start_session
+from fanout.models.workspace import create_workspace, set_plan
+from fanout.platforms.base import App
+from fanout.problems import InvalidRequest
 from fanout.tasks.maintenance import purge_connect_sessions
 
-from .conftest import bearer, connect_sandbox_account, open_connect_url
+from .conftest import assert_error, bearer, connect_sandbox_account, make_key, open_connect_url
+
+
+@pytest.fixture
+def apps() -> dict:
+    """The platforms' OAuth apps of the server under test: none unless a test says."""
+    return {}
+
+
+@pytest.fixture
+def settings(settings, apps):
+    return dataclasses.replace(settings, platform_apps=apps)
 
 
 def start(client, headers, platform="x", **body):
@@ -79,25 +96,81 @@ def test_connect_refuses_a_redirect_url_that_is_not_absolute_http(client, auth, 
     assert "redirect_url" in answer.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("url", ["http://app.example.com/done", "HTTP://app.example.com/done", "http://127.0.0.1:3000/cb",
+                                 "http://localhost:3000/cb"])
+def test_connect_refuses_a_plain_http_redirect_url(client, auth, url):
+    message = assert_error(start(client, auth, "x", redirect_url=url), 400, "validation_error")
+    assert "redirect_url" in message
+    with db.connection_context():
+        assert ConnectSession.select().count() == 0
+
+
+@pytest.mark.parametrize("insecure_urls", [True])
+@pytest.mark.parametrize("url", ["http://127.0.0.1:3000/cb?x=1", "http://localhost:8080/done", "http://127.9.8.7/"])
+def test_an_insecure_server_takes_plain_http_to_loopback(client, auth, url):
+    location = open_connect_url(client, start(client, auth, "x", redirect_url=url).json()["url"]).headers["location"]
+    assert location.startswith(url.split("?")[0])
+
+
+@pytest.mark.parametrize("insecure_urls", [True])
+@pytest.mark.parametrize("url", ["http://app.example.com/done", "http://10.0.0.7/cb", "http://127.0.0.1.example.com/cb",
+                                 "http://localhost.example.com/cb"])
+def test_an_insecure_server_still_refuses_plain_http_off_loopback(client, auth, url):
+    assert "redirect_url" in assert_error(start(client, auth, "x", redirect_url=url), 400, "validation_error")
+
+
+@pytest.mark.parametrize("url", ["http://app.example.com/done", "http://127.0.0.1:3000/cb"])
+def test_the_redirect_rule_holds_for_callers_that_bypass_the_spec(rt, workspace, url):
+    with db.connection_context(), pytest.raises(InvalidRequest, match="redirect_url: must be an absolute https URL"):
+        connect_flow.start(rt, workspace.id, "x", sandbox=True, redirect_url=url)
+
+
 def test_connect_refuses_an_unknown_platform(client, auth):
     answer = start(client, auth, "myspace")
     assert answer.status_code == 400
     assert answer.json()["error"]["code"] == "validation_error"
 
 
+@pytest.mark.parametrize(("platform", "prefix"), [
+    ("instagram", "FANOUT_INSTAGRAM_"), ("threads", "FANOUT_THREADS_"), ("tiktok", "FANOUT_TIKTOK_"), ("x", "FANOUT_X_")])
+def test_a_live_key_is_refused_at_once_for_a_platform_without_an_app(client, live_key, platform, prefix):
+    answer = start(client, bearer(live_key), platform, redirect_url="https://app.example.com/cb")
+    message = assert_error(answer, 422, "platform_not_configured")
+    assert f"{prefix}CLIENT_ID" in message and f"{prefix}CLIENT_SECRET" in message
+    with db.connection_context():
+        assert ConnectSession.select().count() == 0
+
+
+def test_a_sandbox_key_needs_no_platform_app(client, auth, settings):
+    assert settings.platform_apps == {}
+    assert start(client, auth, "x").status_code == 200
+
+
+@pytest.mark.parametrize("apps", [{"x": App("x-id", "x-secret")}])
+def test_a_live_key_gets_a_url_for_a_platform_with_an_app(client, live_key):
+    assert start(client, bearer(live_key), "x").status_code == 200
+
+
+def live_session(rt, workspace, platform="x", redirect_url=None) -> str:
+    """The link of a live session made before its platform's app was required at the start
+    (or before the app was removed): only the model is asked."""
+    with db.connection_context():
+        token = start_session(rt, workspace.id, platform=platform, sandbox=False, redirect_url=redirect_url)
+    return f"http://connect.testserver/connect/{platform}?session={token}"
+
+
 @pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
-def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, live_key, platform):
-    headers = bearer(live_key)
-    url = start(client, headers, platform, redirect_url="https://app.example.com/cb").json()["url"]
-    landed = open_connect_url(client, url)
+def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, rt, workspace, platform):
+    # A session made before its platform's app was removed: the flow still ends plainly.
+    landed = open_connect_url(client, live_session(rt, workspace, platform, "https://app.example.com/cb"))
     assert landed.status_code == 302
     assert query_of(landed.headers["location"]) == {"platform": platform, "error": "platform_not_configured"}
-    assert client.get("/v1/accounts", headers=headers).json() == {"data": []}
+    with db.connection_context():
+        assert Account.select().count() == 0
 
 
-def test_live_flow_without_redirect_url_shows_a_clear_page(client, live_key):
-    headers = bearer(live_key)
-    landed = open_connect_url(client, start(client, headers, "x").json()["url"])
+def test_live_flow_without_redirect_url_shows_a_clear_page(client, rt, workspace):
+    landed = open_connect_url(client, live_session(rt, workspace))
     page = client.get(landed.headers["location"])
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
@@ -154,16 +227,73 @@ def test_confirmation_page_escapes_what_it_is_given(client):
     assert "<script>" not in page.text and "<b>x</b>" not in page.text
 
 
+def links_of(page) -> list[str]:
+    return [html.unescape(href) for href in re.findall(r'<a href="([^"]*)"', page.text)]
+
+
+def test_the_access_denied_page_links_a_retry_on_this_host_only(client):
+    page = client.get("/connect/done", params={"platform": "x", "error": "access_denied", "retry": "abc123"})
+    assert links_of(page) == ["/connect/x?session=abc123"]
+    assert "Try connecting X again" in page.text
+    for retry in ("https://elsewhere.example.com/", "//elsewhere.example.com", "abc&session=def", ""):
+        forged = client.get("/connect/done", params={"platform": "x", "error": "access_denied", "retry": retry})
+        assert links_of(forged) == [], retry
+
+
+@pytest.mark.parametrize("query", [{"platform": "myspace", "error": "access_denied", "retry": "abc"},
+                                   {"platform": "x", "error": "platform_error", "retry": "abc"},
+                                   {"platform": "x", "status": "connected", "retry": "abc"}])
+def test_only_an_access_denied_page_of_a_known_platform_offers_a_retry(client, query):
+    assert links_of(client.get("/connect/done", params=query)) == []
+
+
 # --- the account cap (docs/decisions.md#account-cap) -----------------------------------------
 
 
+def fill_the_cap_but_x(client, headers) -> None:
+    """The FREE plan's 4 accounts, none on x."""
+    for platform in ("instagram", "threads", "tiktok", "tiktok"):
+        connect_sandbox_account(client, headers, platform)
+
+
 def test_connect_is_refused_at_the_account_cap(client, free):
+    # With no account on the platform to reconnect: the flow could only be refused.
+    _, headers = free
+    fill_the_cap_but_x(client, headers)
+    message = assert_error(start(client, headers, "x"), 403, "plan_limit_exceeded")
+    assert "4 connected accounts" in message and "x account to reconnect" in message
+
+
+def test_at_the_cap_a_connect_is_given_a_url_when_the_workspace_holds_an_account_on_the_platform(client, free):
     _, headers = free
     for platform in ("instagram", "threads", "tiktok", "x"):
         connect_sandbox_account(client, headers, platform)
-    answer = start(client, headers, "x")
-    assert answer.status_code == 403
-    assert answer.json()["error"]["code"] == "plan_limit_exceeded"
+    assert start(client, headers, "x").status_code == 200
+
+
+def test_at_the_cap_a_sandbox_flow_ends_with_plan_limit_exceeded_and_no_account(client, free):
+    # A sandbox flow always connects a new sandbox user: at the cap it is refused as a live
+    # flow is when a new platform user consents.
+    _, headers = free
+    for platform in ("instagram", "threads", "tiktok", "x"):
+        connect_sandbox_account(client, headers, platform)
+    before = client.get("/v1/accounts", headers=headers).json()
+    landed = open_connect_url(client, start(client, headers, "x").json()["url"])
+    assert query_of(landed.headers["location"]) == {"platform": "x", "error": "plan_limit_exceeded"}
+    page = client.get(landed.headers["location"])
+    assert "cannot connect more accounts" in page.text and "as many accounts as its plan allows" in page.text
+    assert client.get("/v1/accounts", headers=headers).json() == before
+
+
+@pytest.mark.parametrize("apps", [{"x": App("x-id", "x-secret")}])
+@pytest.mark.parametrize(("held", "key"), [("sandbox", "live"), ("live", "sandbox")])
+def test_at_the_cap_only_an_account_of_the_keys_mode_may_be_reconnected(client, rt, held, key):
+    with db.connection_context():
+        ws = create_workspace(rt, "Small", "FREE")
+        for n, platform in enumerate(("instagram", "threads", "tiktok", "x")):
+            connect_account(rt, ws.id, platform=platform, sandbox=held == "sandbox", platform_user_id=str(n),
+                            username=f"user_{n}", access_token="token")
+    assert_error(start(client, bearer(make_key(rt, ws.id, key)), "x"), 403, "plan_limit_exceeded")
 
 
 def test_cap_is_checked_again_when_the_flow_completes(client, free):
@@ -177,8 +307,7 @@ def test_cap_is_checked_again_when_the_flow_completes(client, free):
 
 def test_every_account_counts_towards_the_cap_whatever_its_status(client, free):
     _, headers = free
-    for platform in ("instagram", "threads", "tiktok", "x"):
-        connect_sandbox_account(client, headers, platform)
+    fill_the_cap_but_x(client, headers)
     with db.connection_context():
         Account.update(status="expired").execute()
     assert start(client, headers, "x").status_code == 403
@@ -186,15 +315,14 @@ def test_every_account_counts_towards_the_cap_whatever_its_status(client, free):
 
 def test_disconnecting_frees_a_place_under_the_cap(client, free):
     _, headers = free
-    accounts = [connect_sandbox_account(client, headers, p) for p in ("instagram", "threads", "tiktok", "x")]
+    accounts = [connect_sandbox_account(client, headers, p) for p in ("instagram", "threads", "tiktok", "tiktok")]
     client.delete(f"/v1/accounts/{accounts[0]['id']}", headers=headers)
     assert start(client, headers, "x").status_code == 200
 
 
 def test_upgrading_the_plan_raises_the_account_cap_at_once(client, free):
     ws, headers = free
-    for platform in ("instagram", "threads", "tiktok", "x"):
-        connect_sandbox_account(client, headers, platform)
+    fill_the_cap_but_x(client, headers)
     with db.connection_context():
         set_plan(ws.id, "STARTER")
     assert start(client, headers, "x").status_code == 200

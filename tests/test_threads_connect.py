@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import html
+import re
+from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 import requests
 
 from fanout.models import MODELS, Account, ConnectSession, db
@@ -86,8 +90,55 @@ def test_denied_consent_comes_back_with_access_denied(browser, live, headers, em
 def test_denied_consent_shows_on_the_built_in_page(browser, live, headers, emulator):
     emulator.deny_consent()
     landed = browser.get(connect_link(live, headers), timeout=10)
-    assert query_of(landed.url) == {"platform": "threads", "error": "access_denied"}
+    assert query_of(landed.url) == {"platform": "threads", "error": "access_denied", "retry": query_of(landed.url)["retry"]}
     assert "Access was not granted" in landed.text
+
+
+def retry_link(page) -> str:
+    [href] = re.findall(r'<a href="([^"]*)">Try connecting Threads again</a>', page.text)
+    return html.unescape(href)
+
+
+def test_denied_consent_offers_a_retry_that_connects(browser, live, headers, emulator):
+    emulator.deny_consent()
+    denied = browser.get(connect_link(live, headers), timeout=10)
+    emulator.deny_consent(False)
+    landed = browser.get(live + retry_link(denied), timeout=10)
+    assert landed.status_code == 200 and "Your Threads account is connected" in landed.text
+    assert [a["username"] for a in accounts(live, headers)] == [USERNAME]
+
+
+def test_a_retry_link_works_once(browser, live, headers, emulator):
+    emulator.deny_consent()
+    retry = live + retry_link(browser.get(connect_link(live, headers), timeout=10))
+    emulator.deny_consent(False)
+    browser.get(retry, timeout=10)
+    again = browser.get(retry, timeout=10)
+    assert again.status_code == 410 and "already used" in again.text
+
+
+def test_a_retry_link_ends_when_the_first_link_would_have(browser, live, headers, emulator, clock):
+    emulator.deny_consent()
+    link = connect_link(live, headers)
+    clock.advance(minutes=20)
+    retry = live + retry_link(browser.get(link, timeout=10))
+    clock.advance(minutes=10)  # 30 minutes after the client asked for the first link
+    page = browser.get(retry, timeout=10)
+    assert page.status_code == 410 and "expired" in page.text
+
+
+def test_no_retry_is_offered_when_the_account_cap_would_refuse_it(browser, live, rt, emulator):
+    with db.connection_context():
+        small = create_workspace(rt, "Small", "FREE")
+    headers = bearer(make_key(rt, small.id, "live"))
+    for n in range(3):
+        add_account(rt, small.id, f"other-{n}")
+    link = connect_link(live, headers)  # 3 of 4, none on Threads
+    add_account(rt, small.id, "other-3")  # another flow finished meanwhile
+    emulator.deny_consent()
+    denied = browser.get(link, timeout=10)
+    assert query_of(denied.url) == {"platform": "threads", "error": "access_denied"}
+    assert "Try connecting" not in denied.text
 
 
 def test_a_state_that_was_never_issued_shows_a_clear_page(browser, live):
@@ -150,6 +201,81 @@ def add_account(rt, workspace_id: str, user_id: str) -> None:
                         username=user_id, access_token="tok")
 
 
+@pytest.fixture
+def at_the_cap(browser, live, rt) -> tuple[dict, str]:
+    """A FREE workspace's live key, and its Threads account (now expired) among the 4
+    accounts its plan allows."""
+    with db.connection_context():
+        small = create_workspace(rt, "Small", "FREE")
+    headers = bearer(make_key(rt, small.id, "live"))
+    threads_account = connect(browser, live, headers)["account_id"]
+    with db.connection_context():
+        Account.update(status="expired").where(Account.id == threads_account).execute()
+    for n in range(3):
+        add_account(rt, small.id, f"other-{n}")
+    return headers, threads_account
+
+
+def test_at_the_cap_the_same_threads_user_is_reconnected(browser, live, at_the_cap):
+    headers, threads_account = at_the_cap
+    landed = browser.get(connect_link(live, headers), timeout=10)
+    assert query_of(landed.url) == {"platform": "threads", "account_id": threads_account, "status": "connected"}
+    listed = accounts(live, headers)
+    assert len(listed) == 4
+    assert [a["status"] for a in listed if a["id"] == threads_account] == ["active"]
+
+
+def test_at_the_cap_a_new_threads_user_is_refused_with_a_clear_page_and_no_account(browser, live, at_the_cap, emulator):
+    headers, _ = at_the_cap
+    before = accounts(live, headers)
+    emulator.consent_as(emulator.add_user("someone_new").id)
+    landed = browser.get(connect_link(live, headers), timeout=10)
+    assert query_of(landed.url) == {"platform": "threads", "error": "plan_limit_exceeded"}
+    assert "cannot connect more accounts" in landed.text and "only an account it holds can be connected again" in landed.text
+    assert accounts(live, headers) == before
+
+
+def test_at_the_cap_without_a_threads_account_the_link_is_refused_at_once(live, rt):
+    with db.connection_context():
+        small = create_workspace(rt, "Small", "FREE")
+    for n in range(4):
+        add_account(rt, small.id, f"other-{n}")
+    answer = requests.post(f"{live}/v1/accounts/threads/connect", headers=bearer(make_key(rt, small.id, "live")),
+                           json={}, timeout=10)
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "plan_limit_exceeded"
+
+
+def test_at_the_cap_parallel_callbacks_reconnect_the_known_user_and_refuse_the_new_ones(browser, live, at_the_cap,
+                                                                                    emulator):
+    # Each callback carries a code of its own user; the callbacks then race for the cap.
+    headers, threads_account = at_the_cap
+    callbacks = [callback_url(browser, connect_link(live, headers))]
+    for n in range(3):
+        emulator.consent_as(emulator.add_user(f"racer_{n}").id)
+        callbacks.append(callback_url(browser, connect_link(live, headers)))
+    with ThreadPoolExecutor(len(callbacks)) as pool:
+        landed = list(pool.map(lambda url: query_of(requests.get(url, timeout=10).url), callbacks))
+    assert landed[0] == {"platform": "threads", "account_id": threads_account, "status": "connected"}
+    assert landed[1:] == [{"platform": "threads", "error": "plan_limit_exceeded"}] * 3
+    assert len(accounts(live, headers)) == 4
+
+
+def test_one_place_below_the_cap_parallel_callbacks_of_new_users_add_one_account(browser, live, rt, emulator):
+    with db.connection_context():
+        small = create_workspace(rt, "Small", "FREE")
+    headers = bearer(make_key(rt, small.id, "live"))
+    for n in range(3):
+        add_account(rt, small.id, f"other-{n}")
+    callbacks = []
+    for n in range(4):
+        emulator.consent_as(emulator.add_user(f"newcomer_{n}").id)
+        callbacks.append(callback_url(browser, connect_link(live, headers)))
+    with ThreadPoolExecutor(len(callbacks)) as pool:
+        landed = list(pool.map(lambda url: query_of(requests.get(url, timeout=10).url), callbacks))
+    assert sorted(o.get("status", o.get("error")) for o in landed) == ["connected"] + ["plan_limit_exceeded"] * 3
+    assert len(accounts(live, headers)) == 4
+
+
 def test_the_tokens_are_encrypted_at_rest(browser, live, headers, rt, emulator):
     account_id = connect(browser, live, headers)["account_id"]
     with db.connection_context():
@@ -171,9 +297,12 @@ def database_content(rt) -> bytes:
         return "".join(str(row) for model in MODELS for row in model.select().tuples()).encode()
 
 
-def test_a_platform_without_an_app_still_answers_platform_not_configured(browser, live, headers):
-    landed = browser.get(connect_link(live, headers, "instagram"), timeout=10)
-    assert query_of(landed.url) == {"platform": "instagram", "error": "platform_not_configured"}
+def test_a_platform_without_an_app_is_refused_when_the_link_is_asked_for(live, headers):
+    answer = requests.post(f"{live}/v1/accounts/instagram/connect", headers=headers, json={}, timeout=10)
+    assert answer.status_code == 422
+    error = answer.json()["error"]
+    assert error["code"] == "platform_not_configured"
+    assert "FANOUT_INSTAGRAM_CLIENT_ID" in error["message"] and "FANOUT_INSTAGRAM_CLIENT_SECRET" in error["message"]
 
 
 def test_a_sandbox_key_still_connects_a_sandbox_threads_account(browser, live, sandbox_key, emulator):

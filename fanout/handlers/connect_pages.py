@@ -2,12 +2,14 @@
 
 `GET /connect/{platform}?session=...` starts the flow (fanout/connect_flow.py) and
 redirects; `GET /connect/{platform}/callback` is where a platform sends the browser back
-after consent; `GET /connect/done` is the built-in confirmation page. These answer HTML,
-never the JSON error object, and never a 500 for a bad or stale link.
+after consent; `GET /connect/done` is the built-in confirmation page (after a refused
+consent, with a link to try again). These answer HTML, never the JSON error object, and
+never a 500 for a bad or stale link.
 """
 from __future__ import annotations
 
 import html
+import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from starlette.concurrency import run_in_threadpool
@@ -51,15 +53,23 @@ OUTCOMES = {
 REMEDIES = {
     "account_not_eligible": ("Only professional accounts (Business or Creator) can publish through Instagram's API. "
                              "Switch the account to a professional one in the Instagram app, then connect it again."),
+    "plan_limit_exceeded": ("The workspace already holds as many accounts as its plan allows, so only an account it "
+                            "holds can be connected again, and this one is new to it. To add it, the workspace's owner "
+                            "disconnects another account or upgrades the plan first."),
+    "access_denied": "Publishing needs the access the platform asked you for.",
 }
+# A retry's session token, as `connect_flow.denied` adds it (and no longer than a connect link takes).
+RETRY_TOKEN = re.compile(r"[0-9A-Za-z]{1,200}")
 
 
-def page(status: int, title: str, text: str) -> HTMLResponse:
+def page(status: int, title: str, text: str, link: tuple[str, str] | None = None) -> HTMLResponse:
+    """The page, with `link` (href, words) as a paragraph of its own."""
+    action = f'<p><a href="{html.escape(link[0])}">{html.escape(link[1])}</a></p>' if link else ""
     body = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{html.escape(title)} · Fanout</title>"
         "<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style>"
-        f"</head><body><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></body></html>"
+        f"</head><body><main><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{action}</main></body></html>"
     )
     return HTMLResponse(body, status_code=status, headers=PAGE_HEADERS)
 
@@ -110,7 +120,16 @@ async def done(request: Request) -> Response:
         return page(200, title, f"{account} is connected. You can close this window.")
     remedy = f" {REMEDIES[outcome]}" if outcome in REMEDIES else ""
     return page(200, title, f"Connecting {name or 'the account'} did not finish ({outcome or 'no outcome'}).{remedy} "
-                            "You can close this window.")
+                            "You can close this window.", retry_link(query, outcome, name))
+
+
+def retry_link(query, outcome: str, name: str | None) -> tuple[str, str] | None:
+    """After a refused consent, the new connect link `connect_flow.denied` made: a path on
+    this host, never a URL from the query, so the page links nowhere else."""
+    token = query.get("retry", "")
+    if outcome != "access_denied" or name is None or not RETRY_TOKEN.fullmatch(token):
+        return None
+    return f"/connect/{query['platform']}?{urlencode({'session': token})}", f"Try connecting {name} again"
 
 
 ROUTES = [

@@ -68,6 +68,32 @@ def check_accounts(workspace: Workspace) -> None:
         )
 
 
+def holds_account_on(workspace_id: str, platform: str, sandbox: bool) -> bool:
+    """Whether the workspace holds an account on `platform` in this mode, whatever its status."""
+    accounts = account.Account
+    return accounts.select().where(
+        (accounts.workspace == workspace_id) & (accounts.platform == platform) & (accounts.sandbox == sandbox)
+    ).exists()
+
+
+def check_connect(workspace: Workspace, platform: str, sandbox: bool) -> None:
+    """PlanLimitExceeded for a connect flow that could only add an account past the cap.
+
+    At the cap a flow may still end in a reconnect, which adds no account: the workspace
+    holds an account on the platform in the flow's mode, and the user may consent as that
+    platform user. Who consents is known only at the callback, where `account.connect_account`
+    decides under the workspace's lock (docs/decisions.md#account-cap). This check adds
+    nothing, so it takes no lock: it only spares a flow that could end in nothing else.
+    """
+    limit = workspace.limits.accounts
+    if count_accounts(workspace.id) < limit or holds_account_on(workspace.id, platform, sandbox):
+        return
+    raise PlanLimitExceeded(
+        f"the {workspace.plan} plan allows {limit} connected accounts and this workspace holds no "
+        f"{'sandbox' if sandbox else 'live'} {platform} account to reconnect; disconnect one or upgrade the plan"
+    )
+
+
 def check_api_keys(workspace: Workspace) -> None:
     """PlanLimitExceeded if the workspace holds as many active keys as its plan allows."""
     limit = workspace.limits.keys

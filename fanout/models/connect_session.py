@@ -45,12 +45,14 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redirect_url: str | None) -> str:
-    """Check the account cap and return a new session token."""
+def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redirect_url: str | None,
+                  expires_at: _dt.datetime | None = None) -> str:
+    """Check the account cap (`caps.check_connect`) and return a new session token, valid
+    for LIFETIME or until `expires_at`."""
     workspace = Workspace.get_or_none(Workspace.id == workspace_id)
     if workspace is None:
         raise NotFound(f"no workspace {workspace_id}")
-    caps.check_accounts(workspace)
+    caps.check_connect(workspace, platform, sandbox)
     token = random_base62(TOKEN_LENGTH, rt.randbytes)
     now = rt.now()
     with write_transaction():
@@ -62,9 +64,16 @@ def start_session(rt, workspace_id: str, *, platform: str, sandbox: bool, redire
             sandbox=sandbox,
             redirect_url=redirect_url,
             created_at=now,
-            expires_at=now + LIFETIME,
+            expires_at=expires_at or now + LIFETIME,
         )
     return token
+
+
+def retry_session(rt, session: ConnectSession) -> str:
+    """A new session for another try of `session`'s flow, ending when it ends: offering
+    retries never keeps a connect link alive past the 30 minutes the client asked for."""
+    return start_session(rt, session.workspace_id, platform=session.platform, sandbox=session.sandbox,
+                         redirect_url=session.redirect_url, expires_at=session.expires_at)
 
 
 def consume_session(rt, token: str, platform: str) -> ConnectSession:

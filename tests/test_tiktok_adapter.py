@@ -301,8 +301,9 @@ def test_a_worker_killed_after_any_save_of_an_upload_leaves_one_post(step, job, 
         tiktok.publish(run := step(kill_after_save=killed_after), job("only once", video(media)))
     resumed = dataclasses.replace(job("only once", video(media)), state=run.saved[-1])
     done, _, _ = publish_to_the_end(step, resumed, clocks)
-    assert done.outcome.published
-    assert [p.status for p in posts(emulator) if p.status != "PROCESSING_UPLOAD"] == ["PUBLISH_COMPLETE"]
+    [post] = [p for p in posts(emulator) if p.status != "PROCESSING_UPLOAD"]
+    assert post.status == "PUBLISH_COMPLETE"
+    assert done.outcome.external_url == f"https://www.tiktok.com/@{USERNAME}/video/{post.post_id}"
 
 
 def test_a_lost_answer_to_the_last_chunk_is_read_back_not_uploaded_again(step, job, clocks, emulator, media):

@@ -299,7 +299,7 @@ def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, j
     resumed = dataclasses.replace(job("only once", image(media)), state=run.saved[-1])
     done, _, _ = publish_to_the_end(step, resumed, clocks)
     [post] = posts(emulator)
-    assert done.outcome.external_url.endswith(post.id)
+    assert done.outcome.external_url == f"https://x.com/{USERNAME}/status/{post.id}"
 
 
 def test_state_naming_the_post_is_saved_before_it_is_sent(step, job, clocks, emulator):

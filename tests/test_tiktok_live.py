@@ -1,7 +1,8 @@
 """Live TikTok end to end, through HTTP only: the app on a real loopback server with apps
 for all four platforms, their emulators, a browser for the connect flows, a media server;
 the queue is run by the test, at the test's clock, as a worker would. Connect, a video by
-FILE_UPLOAD and one by PULL_FROM_URL, `pull` from an unverified host, one post to all four
+FILE_UPLOAD and one by PULL_FROM_URL, posts of 1 to 35 photos, `pull` from an unverified
+host, one post to all four
 platforms, and the mapping table of docs/platforms.md#the-tiktok-adapter row by row
 through the engine.
 """
@@ -18,6 +19,7 @@ from fanout.tasks import tokens
 
 from .conftest import run_queue
 from .emulators.instagram import InstagramEmulator
+from .emulators.media import jpeg_bytes
 from .emulators.media_server import sample_media_server
 from .emulators.tiktok import TikTokEmulator
 from .emulators.x import XEmulator
@@ -174,6 +176,20 @@ def test_a_video_on_a_verified_host_publishes_by_pull_from_url(live, headers, ac
     run_for(rt, clock, tt, 60, every=10)
     [made] = posts(tt)
     assert made.source == "PULL_FROM_URL" and only_target(live, headers, post["id"])["external_url"] == permalink(made)
+
+
+@pytest.mark.parametrize("count", [1, 2, 35])
+def test_a_post_of_1_to_35_photos_publishes_with_the_first_as_cover_and_its_photo_permalink(
+        live, headers, account, tt, media, rt, clock, count):
+    for n in range(count):
+        media.put(f"/photo-{n}.jpg", jpeg_bytes(640, 480 + n), "image/jpeg")
+    photos = [{"url": media.url(f"photo-{n}.jpg"), "type": "image"} for n in range(count)]
+    post = upload(live, headers, f"{count} photos", photos)
+    run_for(rt, clock, tt, 60, every=10)
+    [made] = posts(tt)
+    published = only_target(live, headers, post["id"])
+    assert published["external_url"] == f"https://www.tiktok.com/@{USERNAME}/photo/{made.post_id}", published
+    assert (made.media, made.photo_urls, made.cover_index) == ("photo", tuple(p["url"] for p in photos), 0)
 
 
 @pytest.mark.parametrize("upload_method", ["pull"])

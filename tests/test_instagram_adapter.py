@@ -199,6 +199,17 @@ def test_a_publish_whose_answer_is_lost_is_found_on_the_platform_not_sent_again(
     assert emulator.calls_to("GET", rf"/{USER_ID}/media$")  # found among the recent posts
 
 
+def test_a_recovered_post_is_found_past_the_first_page_of_recent_posts(step, job, clocks, emulator, media):
+    emulator.drop(*PUBLISH)
+    first = instagram.publish(step(), job("mine", image(media)))
+    for n in range(30):  # more posts since than one page of the account's list holds
+        clocks.advance(1)
+        publish_to_the_end(step, job(f"published later {n}", image(media)), clocks)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(job("mine", image(media)), state=first.state), clocks)
+    mine = next(p for p in posts(emulator) if p.caption == "mine")
+    assert done.outcome.external_url == mine.permalink and len(posts(emulator)) == 31
+
+
 def test_a_publish_that_never_arrived_is_sent_after_reading_the_container(step, job, clocks, emulator, media):
     emulator.drop(*PUBLISH, after_effect=False)
     first = instagram.publish(step(), job("not posted yet", image(media)))

@@ -358,6 +358,7 @@ def test_a_worker_killed_at_any_call_of_an_image_post_leaves_exactly_one_post(
         published = only_target(live, headers, post["id"])
         assert published["status"] == "published", (n, published)
         assert len(posts(ig)) == before + 1, f"death at call {n}: {len(posts(ig)) - before} posts"
+        assert published["external_url"] == posts(ig)[-1].permalink, (n, published)  # read back, not left null
         if not died:
             break
         n += 1

@@ -212,6 +212,17 @@ def test_the_recovered_post_is_the_one_with_the_posts_text(step, job, clocks, em
     assert done.outcome.external_url == mine.permalink and len(posts(emulator)) == 2
 
 
+def test_a_recovered_post_is_found_past_the_first_page_of_recent_posts(step, job, clocks, emulator):
+    emulator.drop("POST", r"/threads_publish$")
+    first = threads.publish(step(), job("mine"))
+    for n in range(30):  # more posts since than one page of the account's list holds
+        clocks.advance(1)
+        publish_to_the_end(step, job(f"published later {n}"), clocks)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(job("mine"), state=first.state), clocks)
+    mine = next(p for p in posts(emulator) if p.text == "mine")
+    assert done.outcome.external_url == mine.permalink and len(posts(emulator)) == 31
+
+
 def test_once_the_container_is_published_nothing_fails_the_target(step, job, clocks, emulator):
     emulator.drop("POST", r"/threads_publish$")
     emulator.fail("GET", rf"/{USER_ID}/threads$", 400, graph_error(100, "Invalid parameter"), times=None)

@@ -159,15 +159,18 @@ class WorkerKilled(BaseException):
 
 class DyingHttp:
     """The platform client of a worker that dies just before its `n`-th call is sent, or
-    just after its answer arrived (before anything is done with it)."""
+    just after its answer arrived (before anything is done with it); with `path`, the
+    `n`-th call to a URL ending with it."""
 
-    def __init__(self, inner, n: int, after: bool):
-        self.inner, self.n, self.after, self.count = inner, n, after, 0
+    def __init__(self, inner, n: int, after: bool, path: str = ""):
+        self.inner, self.n, self.after, self.path, self.count = inner, n, after, path, 0
 
     def url(self, url):
         return self.inner.url(url)
 
     def request(self, method, url, **kwargs):
+        if not url.endswith(self.path):
+            return self.inner.request(method, url, **kwargs)
         self.count += 1
         if self.count == self.n and not self.after:
             raise WorkerKilled()
@@ -183,11 +186,11 @@ class DyingHttp:
         return self.request("POST", url, **kwargs)
 
 
-def publish_with_a_death(rt, clock, n: int, after: bool) -> bool:
-    """Run the queue with a worker dying at call `n`; then, as the sweeper would once the
-    lease ran out, with a healthy one. True if the death happened."""
+def publish_with_a_death(rt, clock, n: int, after: bool, path: str = "") -> bool:
+    """Run the queue with a worker dying at call `n` (see DyingHttp); then, as the sweeper
+    would once the lease ran out, with a healthy one. True if the death happened."""
     healthy = rt.platform_http
-    rt.platform_http = DyingHttp(healthy, n, after)
+    rt.platform_http = DyingHttp(healthy, n, after, path)
     try:
         run_queue(rt, clock)
         died = False
@@ -212,10 +215,33 @@ def test_a_worker_killed_at_any_call_of_an_image_post_leaves_exactly_one_post(
         [target] = read(live, headers, post["id"])["targets"]
         assert target["status"] == "published", (n, target)
         assert len(posts(emulator)) == before + 1, f"death at call {n}: {len(posts(emulator)) - before} posts"
+        assert target["external_url"] == posts(emulator)[-1].permalink, (n, target)  # read back, not left null
         if not died:
             break  # the publish needs fewer calls than n: every boundary was tried
         n += 1
     assert n > 3
+
+
+def test_a_post_whose_worker_died_after_publishing_gets_its_permalink_under_newer_posts(
+        live, headers, account, emulator, rt, clock):
+    post = upload(live, headers, "mine")
+    healthy = rt.platform_http
+    rt.platform_http = DyingHttp(healthy, 1, True, "/threads_publish")
+    with pytest.raises(WorkerKilled):
+        run_queue(rt, clock)
+    rt.platform_http = healthy
+    for n in range(30):  # the account's other targets publish before the lease runs out
+        upload(live, headers, f"published meanwhile {n}")
+    run_queue(rt, clock)
+    for _ in range(10):  # the sweeper takes the target back; its lookups, each in its time
+        clock.advance(seconds=rt.settings.publish_lease + 1)
+        emulator.advance(rt.settings.publish_lease + 1)
+        publishing.sweep(rt)
+        run_queue(rt, clock)
+    [target] = read(live, headers, post["id"])["targets"]
+    [mine] = [p for p in posts(emulator) if p.text == "mine"]
+    assert target["status"] == "published" and target["external_url"] == mine.permalink
+    assert len(posts(emulator)) == 31
 
 
 def test_a_publish_whose_connection_drops_after_publishing_leaves_exactly_one_post(

@@ -26,6 +26,7 @@ from .adapter_steps import (  # noqa: F401 (fixtures)
 )
 from .conftest import FakeResolver
 from .emulators.clock import EmulatorClock
+from .emulators.media import jpeg_bytes
 from .emulators.media_server import sample_media_server
 from .emulators.tiktok import TikTokEmulator
 from .media_files import mp4
@@ -160,6 +161,20 @@ def test_photos_are_pulled_as_one_photo_post_with_the_caption_as_description(ste
     assert done.outcome.published and post.source == "PULL_FROM_URL" and post.description == "two photos"
     [init] = emulator.calls_to("POST", PHOTO_INIT)
     assert init.body["source_info"]["photo_images"] == [media.url("photo.jpg")] * 2
+
+
+@pytest.mark.parametrize("count", [1, 2, 35])
+def test_a_post_of_1_to_35_photos_is_published_with_the_first_as_cover_and_its_photo_permalink(
+        step, job, clocks, emulator, media, count):
+    for n in range(count):
+        media.put(f"/photo-{n}.jpg", jpeg_bytes(640, 480 + n), "image/jpeg")
+    photos = [image(media, f"photo-{n}.jpg") for n in range(count)]
+    done, _, _ = publish_to_the_end(step, job(f"{count} photos", *photos), clocks)
+    [post] = posts(emulator)
+    assert done.outcome.external_url == f"https://www.tiktok.com/@{USERNAME}/photo/{post.post_id}"
+    assert post.photo_urls == tuple(item["url"] for item in photos) and post.cover_index == 0
+    [init] = emulator.calls_to("POST", PHOTO_INIT)
+    assert init.body["source_info"]["photo_cover_index"] == 0  # TikTok's index starts at 0
 
 
 def test_a_post_is_as_public_as_the_creator_allows_by_default(step, job, clocks, emulator, media):
@@ -301,8 +316,9 @@ def test_a_worker_killed_after_any_save_of_an_upload_leaves_one_post(step, job, 
         tiktok.publish(run := step(kill_after_save=killed_after), job("only once", video(media)))
     resumed = dataclasses.replace(job("only once", video(media)), state=run.saved[-1])
     done, _, _ = publish_to_the_end(step, resumed, clocks)
-    assert done.outcome.published
-    assert [p.status for p in posts(emulator) if p.status != "PROCESSING_UPLOAD"] == ["PUBLISH_COMPLETE"]
+    [post] = [p for p in posts(emulator) if p.status != "PROCESSING_UPLOAD"]
+    assert post.status == "PUBLISH_COMPLETE"
+    assert done.outcome.external_url == f"https://www.tiktok.com/@{USERNAME}/video/{post.post_id}"
 
 
 def test_a_lost_answer_to_the_last_chunk_is_read_back_not_uploaded_again(step, job, clocks, emulator, media):

@@ -1,7 +1,8 @@
 """Live TikTok end to end, through HTTP only: the app on a real loopback server with apps
 for all four platforms, their emulators, a browser for the connect flows, a media server;
 the queue is run by the test, at the test's clock, as a worker would. Connect, a video by
-FILE_UPLOAD and one by PULL_FROM_URL, `pull` from an unverified host, one post to all four
+FILE_UPLOAD and one by PULL_FROM_URL, posts of 1 to 35 photos, `pull` from an unverified
+host, a worker killed at every call of an upload, one post to all four
 platforms, and the mapping table of docs/platforms.md#the-tiktok-adapter row by row
 through the engine.
 """
@@ -18,9 +19,11 @@ from fanout.tasks import tokens
 
 from .conftest import run_queue
 from .emulators.instagram import InstagramEmulator
+from .emulators.media import jpeg_bytes
 from .emulators.media_server import sample_media_server
 from .emulators.tiktok import TikTokEmulator
 from .emulators.x import XEmulator
+from .test_threads_live import publish_with_a_death
 from .test_tiktok_adapter import FAIL_REASONS, INIT_ROWS, VIDEO_INIT
 from .threads_world import (  # noqa: F401 (fixtures)
     accounts, browser, connect_link, emulator, headers, live, only_target, port, query_of, run_for, served_with,
@@ -176,6 +179,20 @@ def test_a_video_on_a_verified_host_publishes_by_pull_from_url(live, headers, ac
     assert made.source == "PULL_FROM_URL" and only_target(live, headers, post["id"])["external_url"] == permalink(made)
 
 
+@pytest.mark.parametrize("count", [1, 2, 35])
+def test_a_post_of_1_to_35_photos_publishes_with_the_first_as_cover_and_its_photo_permalink(
+        live, headers, account, tt, media, rt, clock, count):
+    for n in range(count):
+        media.put(f"/photo-{n}.jpg", jpeg_bytes(640, 480 + n), "image/jpeg")
+    photos = [{"url": media.url(f"photo-{n}.jpg"), "type": "image"} for n in range(count)]
+    post = upload(live, headers, f"{count} photos", photos)
+    run_for(rt, clock, tt, 60, every=10)
+    [made] = posts(tt)
+    published = only_target(live, headers, post["id"])
+    assert published["external_url"] == f"https://www.tiktok.com/@{USERNAME}/photo/{made.post_id}", published
+    assert (made.media, made.photo_urls, made.cover_index) == ("photo", tuple(p["url"] for p in photos), 0)
+
+
 @pytest.mark.parametrize("upload_method", ["pull"])
 def test_pull_from_a_host_tiktok_has_not_verified_fails_url_ownership_unverified(
         live, headers, account, tt, media, rt, clock, upload_method):
@@ -204,6 +221,32 @@ def test_one_post_to_all_four_platforms_publishes_everywhere(browser, live, head
     post = requests.get(f"{live}/v1/posts/{answer.json()['id']}", headers=headers, timeout=10).json()
     assert post["status"] == "completed", post
     assert {t["platform"] for t in post["targets"] if t["external_url"]} == {"tiktok", "threads", "x", "instagram"}
+
+
+# --- never twice -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-the-call", "after-the-answer"])
+def test_a_worker_killed_at_any_call_of_an_uploaded_video_leaves_one_post_with_its_permalink(
+        live, headers, account, tt, media, rt, clock, after):
+    tt.set_daily_cap(100)  # a post started again leaves its first publish behind, never completed
+
+    def complete() -> list:
+        return [p for p in posts(tt) if p.status == "PUBLISH_COMPLETE"]
+
+    n = 1
+    while True:
+        before = len(complete())
+        post = upload(live, headers, f"death at call {n} {after}", [clip(media)])
+        died = publish_with_a_death(rt, clock, n, after)
+        run_for(rt, clock, tt, 60, every=10)
+        published = only_target(live, headers, post["id"])
+        assert published["status"] == "published", (n, published)
+        assert len(complete()) == before + 1, f"death at call {n}: {len(complete()) - before} posts"
+        assert published["external_url"] == permalink(complete()[-1]), (n, published)
+        if not died:
+            break
+        n += 1
+    assert n > 3
 
 
 # --- the mapping table, through the engine -------------------------------------------------

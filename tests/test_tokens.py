@@ -4,6 +4,7 @@ The refresh calls themselves are exercised against the Threads emulator
 (tests/test_threads_live.py)."""
 import datetime as dt
 import json
+import logging
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
@@ -105,6 +106,16 @@ def test_an_account_expires_once_however_many_workers_see_the_refusal(rt, worksp
         expire_account(rt, account.id, "refused")
         assert expire_account(rt, account.id, "refused") == []
         assert Event.select().count() == 1
+
+
+def test_an_account_turning_expired_is_logged_once_at_warning_with_the_reason(rt, workspace, clock, caplog):
+    account = live_account(rt, workspace)
+    with caplog.at_level(logging.INFO, logger="fanout"), db.connection_context():
+        expire_account(rt, account.id, "Threads refused to refresh the token: invalid_grant")
+        expire_account(rt, account.id, "Threads refused to refresh the token: invalid_grant")  # a second worker
+    [record] = [r for r in caplog.records if account.id in r.getMessage()]
+    assert record.levelno == logging.WARNING and "expired" in record.getMessage()
+    assert "invalid_grant" in record.getMessage() and "old-access" not in caplog.text
 
 
 def test_reconnecting_an_expired_account_makes_it_active_again(rt, workspace, clock):

@@ -274,6 +274,18 @@ def test_a_post_whose_answer_is_lost_is_found_among_the_recent_posts_not_sent_ag
     assert len(emulator.calls_to(*TWEETS)) == 1 and emulator.calls_to("GET", rf"/2/users/{USER_ID}/tweets$")
 
 
+def test_a_post_whose_answer_is_lost_is_found_past_the_first_page_of_recent_posts(step, job, clocks, emulator):
+    emulator.drop(*TWEETS)
+    first = x.publish(step(), job("mine"))
+    for n in range(30):  # more posts since than one page of the account's list holds
+        clocks.advance(1)
+        publish_to_the_end(step, job(f"published later {n}"), clocks)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(job("mine"), state=first.state), clocks)
+    mine = next(p for p in posts(emulator) if p.text == "mine")
+    assert done.outcome.external_url == f"https://x.com/{USERNAME}/status/{mine.id}"
+    assert len(posts(emulator)) == 31 and len(emulator.calls_to(*TWEETS)) == 31
+
+
 def test_a_post_that_never_arrived_is_sent_again_after_reading_the_recent_posts(step, job, clocks, emulator):
     emulator.drop(*TWEETS, after_effect=False)
     first = x.publish(step(), job("not posted yet"))
@@ -299,7 +311,7 @@ def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, j
     resumed = dataclasses.replace(job("only once", image(media)), state=run.saved[-1])
     done, _, _ = publish_to_the_end(step, resumed, clocks)
     [post] = posts(emulator)
-    assert done.outcome.external_url.endswith(post.id)
+    assert done.outcome.external_url == f"https://x.com/{USERNAME}/status/{post.id}"
 
 
 def test_state_naming_the_post_is_saved_before_it_is_sent(step, job, clocks, emulator):

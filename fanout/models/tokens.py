@@ -7,12 +7,15 @@ database half, each one short transaction (no platform call ever runs inside one
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 
 from ..platforms.base import Grant
 from .. import views
 from .account import Account
 from .db import write_transaction
 from .event import record_event
+
+log = logging.getLogger(__name__)
 
 # How long one worker holds an account's refresh: others leave the token alone meanwhile,
 # so a rotating refresh token (TikTok, X) is never spent twice.
@@ -67,16 +70,23 @@ def release_refresh(account_id: str, retry_at: _dt.datetime) -> None:
 
 
 def expire_account(rt, account_id: str, reason: str) -> list[str]:
-    """active -> expired, with an `account.expired` event; returns the deliveries to send."""
+    """active -> expired, with an `account.expired` event; returns the deliveries to send.
+
+    Logged at WARNING once, by the worker that made the change: an operator may have to
+    ask the account's owner to reconnect it (tests/test_tokens.py)."""
     now = rt.now()
     with write_transaction():
         if not Account.update(status="expired", refresh_at=None, refresh_claimed_until=None).where(
                 (Account.id == account_id) & (Account.status == "active")).execute():
             return []  # already expired (another worker saw the same refusal) or disconnected
         account = Account.get_by_id(account_id)
-        return record_event(rt, account.workspace_id, "account.expired",
-                            lambda event_id: views.account_event(event_id, "account.expired", account, reason, now),
-                            now, account_id=account.id)
+        deliveries = record_event(rt, account.workspace_id, "account.expired",
+                                  lambda event_id: views.account_event(event_id, "account.expired", account, reason,
+                                                                       now),
+                                  now, account_id=account.id)
+    log.warning("account %s (%s, workspace %s) is expired: %s; it publishes nothing until it is connected again",
+                account.id, account.platform, account.workspace_id, reason)
+    return deliveries
 
 
 

@@ -41,6 +41,10 @@ RETRY_AFTER = _dt.timedelta(seconds=30)
 # How many times the account's recent posts are read looking for a post that a lost publish
 # call made, before it is settled as published without a URL.
 LOOKUPS = 3
+# How far back one look reads the account's posts, newest first: pages of RECENT_PAGE back
+# to the container's creation, at most RECENT_PAGES of them (more than a day's cap of
+# posts, which the account's other targets may have published since).
+RECENT_PAGE, RECENT_PAGES = 50, 10
 # The platform's own time may differ from ours: a recovered post may be this much older
 # than the container we saved.
 CLOCK_SKEW = _dt.timedelta(minutes=10)
@@ -253,15 +257,10 @@ class Containers:
         """The container was published but we never heard the post's id: find the post
         among the account's recent ones (same text, not older than the container). From
         here on nothing fails the target: it is published."""
-        try:
-            body = self.get(f"{self.api}/{self.user}/{self.media_edge}",
-                            fields=f"id,permalink,{self.caption_field},timestamp")
-        except Stop:
-            body = {}
         since = _dt.datetime.fromisoformat(self.state["container"]["created_at"]) - CLOCK_SKEW
         found = [
-            post for post in body.get("data") or []
-            if isinstance(post, dict) and (post.get(self.caption_field) or "") == self.job.caption
+            post for post in self.recent_posts(since)
+            if (post.get(self.caption_field) or "") == self.job.caption
             and (platform_time(post.get("timestamp")) or since) >= since
         ]
         if found:
@@ -274,6 +273,29 @@ class Containers:
             return self.read_permalink()
         return self.look_again(f"{self.title} published the container but the post is not among the account's "
                                "recent ones yet")
+
+    def recent_posts(self, since: _dt.datetime) -> list[Mapping[str, Any]]:
+        """The account's posts, newest first, page after page back to `since`: the lost
+        post may lie under many newer ones. A read that fails ends the list where it is."""
+        posts: list[Mapping[str, Any]] = []
+        after = None
+        for _ in range(RECENT_PAGES):
+            params = {"fields": f"id,permalink,{self.caption_field},timestamp", "limit": str(RECENT_PAGE)}
+            if after:
+                params["after"] = after
+            try:
+                body = self.get(f"{self.api}/{self.user}/{self.media_edge}", **params)
+            except Stop:
+                break
+            page = [post for post in body.get("data") or [] if isinstance(post, dict)]
+            posts += page
+            paging = body.get("paging") if isinstance(body.get("paging"), dict) else {}
+            cursors = paging.get("cursors") if isinstance(paging.get("cursors"), dict) else {}
+            after = cursors.get("after")
+            oldest = platform_time(page[-1].get("timestamp")) if page else None
+            if len(page) < RECENT_PAGE or not after or (oldest is not None and oldest < since):
+                break
+        return posts
 
     def look_again(self, reason: str) -> Result:
         """The post exists but its permalink is not known yet: read again later, and after

@@ -14,7 +14,8 @@ A post is published in steps over saved state:
    the fetched file; photos only by PULL_FROM_URL;
 3. the status is read back by scheduled steps until PUBLISH_COMPLETE (the public post id
    may come later: moderation) or FAILED with its `fail_reason`;
-4. `external_url` is `https://www.tiktok.com/@{username}/video/{id}`.
+4. `external_url` is `https://www.tiktok.com/@{username}/video/{id}`, or `/photo/{id}` for
+   a photo post.
 
 Never twice: a marker is saved before `init`, which is what starts a post. An init whose
 answer was lost is started again only for FILE_UPLOAD (a post whose bytes never came is
@@ -216,8 +217,10 @@ def publish(step: Step, job: Job) -> Result:
         return stop.result
 
 
-def permalink(username: str, post_id: str) -> str:
-    return f"https://www.tiktok.com/@{quote(username, safe='')}/video/{quote(post_id, safe='')}"
+def permalink(username: str, post_id: str, *, photo: bool = False) -> str:
+    """A video's page, or a photo post's: TikTok shows them under /video/ and /photo/."""
+    kind = "photo" if photo else "video"
+    return f"https://www.tiktok.com/@{quote(username, safe='')}/{kind}/{quote(post_id, safe='')}"
 
 
 def verified(url: str, entries: tuple[str, ...]) -> bool:
@@ -315,7 +318,8 @@ class _Posting:
             info["description"] = self.job.caption
         return self.init("photo", "content/init/", {
             "post_info": {**info, "auto_add_music": True},
-            "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": 1,
+            # 0-based: the first photo is the cover.
+            "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": 0,
                             "photo_images": [item["url"] for item in photos]},
             "post_mode": "DIRECT_POST", "media_type": "PHOTO"})
 
@@ -482,7 +486,8 @@ class _Posting:
         if status == "PUBLISH_COMPLETE":
             ids = [i for i in data.get("publicaly_available_post_id") or [] if i]
             if ids:
-                return Done(Outcome(external_url=permalink(self.username, str(ids[0]))))
+                return Done(Outcome(external_url=permalink(self.username, str(ids[0]),
+                                                           photo=self.state.get("mode") == "photo")))
             # Published, awaiting moderation before it is public: its id comes later.
             completed = self.state.setdefault("completed_at", self.now.isoformat())
             if self.now - _dt.datetime.fromisoformat(completed) >= MODERATION_WAIT:

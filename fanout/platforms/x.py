@@ -64,6 +64,10 @@ SAVE_EVERY = 8  # chunks between two saves of the state (each renews the lease)
 RETRY_AFTER = _dt.timedelta(seconds=30)
 LOOKUPS = 3  # reads of the recent posts before a lost post is settled published without a URL
 CLOCK_SKEW = _dt.timedelta(minutes=10)
+# A read of the recent posts goes back to the lost post's time, page after page of
+# RECENT_PAGE (X's largest), at most RECENT_PAGES of them: the account may have posted
+# many since.
+RECENT_PAGE, RECENT_PAGES = 100, 5
 # Scopes without which an account cannot publish: connecting it fails at once.
 NEEDED = ("tweet.write", "users.read", "media.write")
 
@@ -388,19 +392,18 @@ class _Posting:
 
     def reconcile(self) -> Result:
         """A post may or may not have gone out: look for it before sending anything."""
+        since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
         try:
-            body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets",
-                             params={"max_results": "20", "tweet.fields": "created_at"})
+            recent = self.recent_posts(since)
         except Stop as stop:
             failure = stop.result.outcome.error_code if isinstance(stop.result, Done) else None
             if failure is None or failure == AUTH:
                 raise  # a retry, or the token (refreshed once by the engine, then this again)
             # X would not list the posts: go on as if it is not there. A text post sent
             # again is refused as a duplicate if the first went out.
-            body = {}
-        since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
-        for post in body.get("data") or []:
-            if not isinstance(post, dict) or not same_text(self.job.caption, str(post.get("text") or "")):
+            recent = []
+        for post in recent:
+            if not same_text(self.job.caption, str(post.get("text") or "")):
                 continue
             created = _platform_time(post.get("created_at"))
             if created is None or created >= since:
@@ -410,6 +413,25 @@ class _Posting:
         self.state["resent"] = True
         self.check_limits()
         return self.post()
+
+    def recent_posts(self, since: _dt.datetime) -> list[Mapping[str, Any]]:
+        """The account's posts, newest first, page after page back to `since`: the lost post
+        may lie under many newer ones. A page that cannot be read stops the step (Stop)."""
+        posts: list[Mapping[str, Any]] = []
+        token = None
+        for _ in range(RECENT_PAGES):
+            params = {"max_results": str(RECENT_PAGE), "tweet.fields": "created_at"}
+            if token:
+                params["pagination_token"] = token
+            body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets", params=params)
+            page = [post for post in body.get("data") or [] if isinstance(post, dict)]
+            posts += page
+            meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
+            token = meta.get("next_token")
+            oldest = _platform_time(page[-1].get("created_at")) if page else None
+            if not page or not token or (oldest is not None and oldest < since):
+                break
+        return posts
 
     def look_again(self, reason: str) -> Result:
         """The post is out but its id is not known: read again later, and after LOOKUPS

@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 
+from peewee import PeeweeException
+
 from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
@@ -95,7 +97,28 @@ def publish_target(rt, target_id: str) -> None:
     except LeaseLost:
         log.warning("target %s was taken back from this worker mid-publish; its new worker continues", target_id)
         return
+    except PeeweeException:
+        raise  # the stores failed, not the step: the lease runs out and the sweeper takes the target back
+    except Exception as e:
+        result = _unexpected(run, target, state, e)
     _settle(rt, target, state, result)
+
+
+def _unexpected(run: Run, target, state, error: Exception) -> Retry:
+    """A step raised what it does not expect (a bug, an answer no rule foresaw): a retry,
+    bounded like any other (`_settle`), from what the step last saved, so a marker it left
+    is reconciled, never skipped. Without it the target would stay processing, claimed and
+    crashing again after every lease. The traceback goes to the log the first time only;
+    the target's message names the error's type, never its text, which may hold anything."""
+    kind = type(error).__name__
+    if state.get("_crash") != kind:
+        log.error("target %s: unexpected %s in its %s step; retried at most %d times", target.id, kind,
+                  REGISTRY[target.platform].title, MAX_RETRIES, exc_info=error)
+    latest = run.saved if run.saved is not None else state
+    reason = (f"an unexpected error ({kind}) in this server's {REGISTRY[target.platform].title} step; "
+              f"its log has the details under target {target.id}")
+    return Retry(after=run.now() + _dt.timedelta(seconds=RETRY_BASE), state={**latest, "_crash": kind},
+                 reason=reason)
 
 
 def _step(rt, run: Run, post, target, account, state, recent) -> Result:
@@ -173,6 +196,7 @@ def _settle(rt, target, state, result: Result) -> None:
     if isinstance(result, Retry):
         retries = int(state.get("_retries", 0)) + 1
         if retries > MAX_RETRIES:
+            log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
             result = failed("unknown_platform_error", f"gave up after {MAX_RETRIES} retries: {result.reason}")
         else:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
@@ -182,7 +206,8 @@ def _settle(rt, target, state, result: Result) -> None:
             result = Wait(until=until, state={**result.state, "_retries": retries})
     elif isinstance(result, Wait):
         # Progress: the count is of transient failures in a row.
-        result = Wait(until=result.until, state={k: v for k, v in result.state.items() if k != "_retries"})
+        result = Wait(until=result.until, state={k: v for k, v in result.state.items()
+                                                 if k not in ("_retries", "_crash")})
     if isinstance(result, Wait):
         with db.connection_context():
             parked = park(target, dict(result.state), result.until, now)

@@ -50,8 +50,7 @@ def refresh_account(rt, account_id: str) -> Refresh:
         grant = platform.adapter.refresh(rt.platform_http, app, keyring.decrypt(account.access_token), refresh_token,
                                          now=rt.now())
     except AuthFailed as e:
-        log.info("account %s: %s refused the token refresh (%s); the account is expired", account_id,
-                 platform.title, e.reason)
+        # expire_account logs it, once, at WARNING.
         with db.connection_context():
             deliveries = expire_account(rt, account_id, f"{platform.title} refused to refresh the token: {e.reason}")
         for delivery_id in deliveries:

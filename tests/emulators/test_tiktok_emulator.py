@@ -657,6 +657,7 @@ def test_a_photo_post_pulls_each_image_and_completes(tiktok, api, verified):
     [post] = tiktok.posts[OPEN_ID]
     assert (post.media, post.photo_urls, post.description) == ("photo", (verified.url("/photo.jpg"), webp),
                                                                "a #photo post")
+    assert post.cover_index == 1  # the second: the index starts at 0
 
 
 @pytest.mark.parametrize("count", [0, 36])

@@ -12,8 +12,6 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from fanout.platforms.text import utf16_len
-
 from .media import HEAD_BYTES, fetch, sniff
 from .tiktok_state import (
     FAILED,
@@ -46,6 +44,12 @@ TITLE_LIMIT, PHOTO_TITLE_LIMIT, DESCRIPTION_LIMIT = 2200, 90, 4000
 VIDEO_KINDS, PHOTO_KINDS = ("mp4", "mov", "webm"), ("jpeg", "webp")
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
 CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+)")
+
+
+def utf16_units(text: str) -> int:
+    """TikTok's "UTF-16 runes" for titles and descriptions: code units, a lone surrogate
+    (a JSON "\\ud800" escape) counting one."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 class TikTokPosting:
@@ -164,7 +168,7 @@ class TikTokPosting:
             self._check_cap(token.open_id, now)
             publish_id = f"p_pub_url~v2.{next(self._ids)}"
             publish = self._publish(publish_id, token.open_id, "photo", PULL_FROM_URL, post_info, now)
-            publish.photo_urls = tuple(photos)
+            publish.photo_urls, publish.cover_index = tuple(photos), cover
         self._pull(publish, photos)
         return Response.json(200, envelope({"publish_id": publish_id}, now))
 
@@ -254,8 +258,8 @@ class TikTokPosting:
             text = post_info.get(name, "")
             if not isinstance(text, str):
                 raise _invalid(f"post_info.{name} must be a string.", now)
-            if utf16_len(text) > limit:
-                raise _invalid(f"post_info.{name} is {utf16_len(text)} UTF-16 code units long; at most {limit} "
+            if utf16_units(text) > limit:
+                raise _invalid(f"post_info.{name} is {utf16_units(text)} UTF-16 code units long; at most {limit} "
                                "are allowed.", now)
 
     def _check_verified(self, urls: list[Any], now: dt.datetime) -> None:

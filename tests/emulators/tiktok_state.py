@@ -124,6 +124,7 @@ class Publish:
     forced: tuple[str, str | None] | None = None  # force_next_publish's (status, fail_reason)
     video_url: str | None = None
     photo_urls: tuple[str, ...] = ()
+    cover_index: int | None = None  # a photo post's photo_cover_index
     upload: Upload | None = None
     bytes_received: int = 0
     sha256: str | None = None
@@ -164,6 +165,7 @@ class PostView:
     post_info: dict
     video_url: str | None
     photo_urls: tuple[str, ...]
+    cover_index: int | None
     bytes_received: int
     sha256: str | None
     created_at: dt.datetime
@@ -175,7 +177,8 @@ def post_view(publish: Publish, now: dt.datetime) -> PostView:
     received = publish.upload.bytes_received if publish.upload is not None else publish.bytes_received
     return PostView(publish.publish_id, publish.open_id, post_id, status, reason, publish.media, publish.source,
                     info.get("title", ""), info.get("description", ""), info["privacy_level"], dict(info),
-                    publish.video_url, publish.photo_urls, received, publish.sha256, publish.created_at)
+                    publish.video_url, publish.photo_urls, publish.cover_index, received, publish.sha256,
+                    publish.created_at)
 
 
 def upload_view(upload: Upload) -> UploadView:

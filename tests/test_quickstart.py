@@ -1,7 +1,8 @@
-"""The README's quickstart, run as pasted: its `sh` blocks in bash, one bash per shell they
-name, against a real `fanout serve` and `fanout listen` on loopback. Only the ports change
-(to free ones). Each `# → ` line under a command is what it prints, `...` standing for
-anything; every such line must match a line of that shell's output, in order."""
+"""The README run as pasted: the quickstart's `sh` blocks in bash, one bash per shell they
+name, against a real `fanout serve` and `fanout listen` on loopback, then, in the same
+shells, the generated client's blocks with its example saved as the README says. Only the
+ports change (to free ones). Each `# → ` line under a command is what it prints, `...`
+standing for anything; every such line must match a line of that shell's output, in order."""
 from __future__ import annotations
 
 import os
@@ -29,15 +30,27 @@ class Block:
         return [line[len(EXPECTED):] for line in self.text.splitlines() if line.startswith(EXPECTED)]
 
 
-def quickstart_blocks(readme: str) -> list[Block]:
-    """The `sh` blocks of the Quickstart section, each starting with `# Shell N: ...`."""
-    section = readme.split("\n## Quickstart\n", 1)[1].split("\n## ", 1)[0]
+def section(readme: str, title: str) -> str:
+    return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def shell_blocks(text: str) -> list[Block]:
+    """The `sh` blocks of a section, each starting with `# Shell N: ...`."""
     blocks = []
-    for text in re.findall(r"^```sh\n(.*?)^```$", section, flags=re.S | re.M):
-        shell = re.match(r"# Shell (\d+):", text)
-        assert shell, f"a quickstart block does not say which shell runs it:\n{text}"
-        blocks.append(Block(int(shell.group(1)), text))
+    for code in re.findall(r"^```sh\n(.*?)^```$", text, flags=re.S | re.M):
+        shell = re.match(r"# Shell (\d+):", code)
+        assert shell, f"a block does not say which shell runs it:\n{code}"
+        blocks.append(Block(int(shell.group(1)), code))
     return blocks
+
+
+def quickstart_blocks(readme: str) -> list[Block]:
+    return shell_blocks(section(readme, "Quickstart"))
+
+
+def python_block(text: str) -> str:
+    [code] = re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
+    return code
 
 
 def matches(expected: str, line: str) -> bool:
@@ -104,10 +117,13 @@ def with_free_ports(text: str, api: int, receiver: int) -> str:
     return text.replace("8000", str(api)).replace("9000", str(receiver))
 
 
-def test_the_quickstart_works_as_pasted(tmp_path):
-    readme = README.read_text()
-    blocks = quickstart_blocks(with_free_ports(readme, free_port(), free_port()))
+def test_the_quickstart_and_the_generated_client_work_as_pasted(tmp_path):
+    readme = with_free_ports(README.read_text(), free_port(), free_port())
+    blocks = quickstart_blocks(readme)
     assert [b.shell for b in blocks] == [1, 2, 3, 2], "the quickstart's shells changed: update this test"
+    client = section(readme, "A generated Python client")
+    generate, run_example = shell_blocks(client)
+    assert (generate.shell, run_example.shell) == (2, 2), "the client's blocks changed: update this test"
     # The clone's folder: its .venv is the one running the tests.
     venv = Path(sys.prefix)
     assert (venv / "bin" / "activate").exists(), "run the suite from the .venv the README installs"
@@ -127,6 +143,12 @@ def test_the_quickstart_works_as_pasted(tmp_path):
         shells[2].run(post)
         shells[2].show(post.expected)
         shells[3].show(listen.expected)
+        # The generated client, in the quickstart's workspace: its example saved as the
+        # README says, beside the generated package.
+        shells[2].run(generate, seconds=120)
+        (tmp_path / "sdk_example.py").write_text(python_block(client))
+        shells[2].run(run_example, seconds=120)
+        shells[2].show(run_example.expected)
         # Ctrl-C stops both, each exiting 0 (the shell exits with its last command's status).
         assert shells[3].interrupt() == 0, shells[3].text()
         assert shells[1].interrupt() == 0, shells[1].text()

@@ -34,6 +34,8 @@ REPO_PATH = re.compile(
 # A whole code span that is a file name alone: a file of the citing document's folder
 # (`x.py` in tests/emulators/README.md), or of the root.
 FILE_NAME = re.compile(r"([\w-]+\.(?:py|md|yaml|toml|cfg|json|sh))(?:::(\w+))?")
+# Files the README has its reader make, not the repository's.
+MADE_BY_THE_READER = {"sdk_example.py"}
 
 
 def tracked_files() -> list[Path]:
@@ -92,6 +94,8 @@ def cited_paths(markdown: str) -> list[tuple[int, str, str | None]]:
     cited = []
     for offset, code in cited_code(markdown):
         whole = FILE_NAME.fullmatch(code)
+        if whole and whole.group(1) in MADE_BY_THE_READER:
+            continue
         if whole:
             cited.append((offset, whole.group(1), whole.group(2)))
             continue

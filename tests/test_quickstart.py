@@ -14,6 +14,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from .conftest import free_port, loopback_guarded, wait_for
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -117,13 +119,24 @@ def with_free_ports(text: str, api: int, receiver: int) -> str:
     return text.replace("8000", str(api)).replace("9000", str(receiver))
 
 
-def test_the_quickstart_and_the_generated_client_work_as_pasted(tmp_path):
+@dataclass
+class Reader:
+    """A reader's clone after the quickstart: its folder, its README (on this test's ports),
+    and its shells, each where the quickstart left it."""
+
+    folder: Path
+    readme: str
+    shells: dict[int, Shell]
+
+
+@pytest.fixture
+def quickstart(tmp_path):
+    """The quickstart's blocks run as pasted, each checked against its `# →` lines; the
+    shells stay as the quickstart leaves them (server and receiver running) and are killed
+    after the test."""
     readme = with_free_ports(README.read_text(), free_port(), free_port())
     blocks = quickstart_blocks(readme)
     assert [b.shell for b in blocks] == [1, 2, 3, 2], "the quickstart's shells changed: update this test"
-    client = section(readme, "A generated Python client")
-    generate, run_example = shell_blocks(client)
-    assert (generate.shell, run_example.shell) == (2, 2), "the client's blocks changed: update this test"
     # The clone's folder: its .venv is the one running the tests.
     venv = Path(sys.prefix)
     assert (venv / "bin" / "activate").exists(), "run the suite from the .venv the README installs"
@@ -143,20 +156,30 @@ def test_the_quickstart_and_the_generated_client_work_as_pasted(tmp_path):
         shells[2].run(post)
         shells[2].show(post.expected)
         shells[3].show(listen.expected)
-        # The generated client, in the quickstart's workspace: its example saved as the
-        # README says, beside the generated package.
-        shells[2].run(generate, seconds=120)
-        (tmp_path / "sdk_example.py").write_text(python_block(client))
-        shells[2].run(run_example, seconds=120)
-        shells[2].show(run_example.expected)
-        # Ctrl-C stops both, each exiting 0 (the shell exits with its last command's status).
-        assert shells[3].interrupt() == 0, shells[3].text()
-        assert shells[1].interrupt() == 0, shells[1].text()
+        yield Reader(tmp_path, readme, shells)
     finally:
         for shell in shells.values():
             if shell.proc.poll() is None:
                 os.killpg(shell.proc.pid, signal.SIGKILL)
                 shell.proc.wait()
+
+
+def test_the_quickstart_works_as_pasted(quickstart):
+    # Ctrl-C stops both, each exiting 0 (the shell exits with its last command's status).
+    assert quickstart.shells[3].interrupt() == 0, quickstart.shells[3].text()
+    assert quickstart.shells[1].interrupt() == 0, quickstart.shells[1].text()
+
+
+def test_the_generated_client_works_as_pasted_after_the_quickstart(quickstart):
+    """In the quickstart's second shell and workspace, which has an X account already."""
+    client = section(quickstart.readme, "A generated Python client")
+    generate, run_example = shell_blocks(client)
+    assert (generate.shell, run_example.shell) == (2, 2), "the client's blocks changed: update this test"
+    shell = quickstart.shells[2]
+    shell.run(generate, seconds=120)
+    (quickstart.folder / "sdk_example.py").write_text(python_block(client))  # "Save it as sdk_example.py"
+    shell.run(run_example, seconds=120)
+    shell.show(run_example.expected)
 
 
 def test_expected_lines_match_with_dots_standing_for_anything():

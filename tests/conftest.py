@@ -482,6 +482,33 @@ def free_port() -> int:
     return holder.getsockname()[1]
 
 
+def free_ports(count: int) -> int:
+    """The first of `count` consecutive loopback ports, each held as `free_port` holds its
+    own: for a command that takes a first port and uses the ones after it."""
+    for _ in range(50):
+        first, held = free_port(), []
+        for port in range(first + 1, first + count):
+            # Bound without SO_REUSEADDR first: that fails while any socket holds the port,
+            # another session's holders too.
+            probe = socket.socket()
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                break
+            finally:
+                probe.close()
+            holder = socket.socket()
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            holder.bind(("127.0.0.1", port))
+            held.append(holder)
+        else:
+            _port_holders.extend(held)
+            return first
+        for holder in held:
+            holder.close()
+    raise AssertionError(f"no {count} consecutive free ports on loopback")
+
+
 @pytest.fixture
 def process_env(tmp_path, rt) -> dict:
     """Environment for `fanout` processes that share this test's database, loopback-guarded."""

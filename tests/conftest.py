@@ -27,8 +27,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
-from pathlib import Path
 from ipaddress import ip_address
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -744,6 +744,7 @@ def page(tmp_path, refused_requests):
         from playwright.sync_api import sync_playwright
     except ImportError:
         _without_browser("needs playwright (pip install -e '.[test]')")
+
     def loopback_only(route) -> None:
         if is_loopback_url(route.request.url):
             route.fallback()

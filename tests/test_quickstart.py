@@ -1,8 +1,9 @@
 """The README run as pasted: the quickstart's `sh` blocks in bash, one bash per shell they
-name, against a real `fanout serve` and `fanout listen` on loopback, then, in the same
-shells, the generated client's blocks with its example saved as the README says. Only the
-ports change (to free ones). Each `# → ` line under a command is what it prints, `...`
-standing for anything; every such line must match a line of that shell's output, in order."""
+name, against a real `fanout serve` and `fanout listen` on loopback; then, in the shells
+the quickstart left, the generated client's blocks (its example saved as the README says),
+or live mode on one machine (the emulators in a fourth shell). Only the ports change (to
+free ones). Each `# → ` line under a command is what it prints, `...` standing for
+anything; every such line must match a line of that shell's output, in order."""
 from __future__ import annotations
 
 import os

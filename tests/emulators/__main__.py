@@ -124,16 +124,15 @@ def _media_server(args: argparse.Namespace, port: int):
     return server
 
 
-def _every_platform(parser: argparse.ArgumentParser, args: argparse.Namespace, clock: EmulatorClock):
-    """The four emulators, each with its defaults (TikTok pulling from the media server's
-    host), and the media server: (servers, settings)."""
-    servers, settings = [], {}
+def _every_platform(parser: argparse.ArgumentParser, args: argparse.Namespace, clock: EmulatorClock) -> list:
+    """(name, server, how to read its settings) of the four emulators, each with its
+    defaults (TikTok pulling from the media server's host), and of the media server."""
+    servers = []
     for offset, name in enumerate(EVERY_PLATFORM):
         extra = ["--verified", args.host] if name == "tiktok" else []
         own = parser.parse_args([name, "--host", args.host, "--port", str(args.port + offset), *extra])
         _, build, settings_of = PLATFORMS[name]
-        emulator = build(own, clock)
-        servers.append((name, emulator, settings_of))
+        servers.append((name, build(own, clock), settings_of))
     servers.append(("media", _media_server(args, args.port + len(EVERY_PLATFORM)), None))
     return servers
 

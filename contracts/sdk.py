@@ -37,15 +37,3 @@ def generate(source: Path | str, out: Path, meta: str = "none") -> Path:
 def model_names(package: Path) -> set[str]:
     """The model classes' module names (one module a model)."""
     return {p.stem for p in (package / "models").glob("*.py") if p.stem != "__init__"}
-
-
-def install(project: Path, target: Path) -> None:
-    """Install a client generated with `meta="setup"` into the folder `target`, for a
-    PYTHONPATH: not into the shared environment, where a suite running at the same time
-    (`.ci/run`'s other pass) would be reinstalling it."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target),
-         str(project)],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, f"installing the generated client failed:\n{done.stdout}{done.stderr}"

@@ -1,7 +1,8 @@
 """Fixtures as vocabulary: `settings`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
 `live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`; for outbound HTTP,
 `network` (what was dialled, and routes from public addresses to loopback) and `ca` /
-`ca_bundle` (a local certificate authority).
+`ca_bundle` (a local certificate authority); for pages people look at, `page` (a tab of
+a real Chromium that reaches only loopback).
 
 The suite runs on the embedded default (a SQLite file per test, a copy of one migrated once
 a session). With FANOUT_DATABASE_URL and FANOUT_QUEUE_URL set it runs on PostgreSQL and
@@ -26,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
+from ipaddress import ip_address
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -480,6 +482,33 @@ def free_port() -> int:
     return holder.getsockname()[1]
 
 
+def free_ports(count: int) -> int:
+    """The first of `count` consecutive loopback ports, each held as `free_port` holds its
+    own: for a command that takes a first port and uses the ones after it."""
+    for _ in range(50):
+        first, held = free_port(), []
+        for port in range(first + 1, first + count):
+            # Bound without SO_REUSEADDR first: that fails while any socket holds the port,
+            # another session's holders too.
+            probe = socket.socket()
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                break
+            finally:
+                probe.close()
+            holder = socket.socket()
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            holder.bind(("127.0.0.1", port))
+            held.append(holder)
+        else:
+            _port_holders.extend(held)
+            return first
+        for holder in held:
+            holder.close()
+    raise AssertionError(f"no {count} consecutive free ports on loopback")
+
+
 @pytest.fixture
 def process_env(tmp_path, rt) -> dict:
     """Environment for `fanout` processes that share this test's database, loopback-guarded."""
@@ -665,3 +694,73 @@ def serving(server):
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+# --- a real browser -------------------------------------------------------------------------
+
+IN_CI = os.environ.get("CI") == "true"
+# Nothing but loopback resolves, and Chromium's own background calls stay off.
+CHROMIUM_ARGS = [
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run", "--disable-gpu",
+]
+
+
+def _without_browser(reason: str) -> None:
+    """A machine without the browser skips the browser tests; CI (CI=true) must run them."""
+    if IN_CI:
+        pytest.fail(f"{reason}: CI runs the browser tests (.ci/run installs chromium)", pytrace=False)
+    pytest.skip(reason)
+
+
+def is_loopback_url(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture
+def refused_requests() -> list[str]:
+    """The URLs off loopback that `page` refused, in order; left non-empty, they fail the test."""
+    return []
+
+
+@pytest.fixture
+def page(tmp_path, refused_requests):
+    """A tab of Debian's Chromium (`/usr/bin/chromium`), driven by Playwright; never a
+    downloaded browser. Every request to anything but a loopback address is refused, and
+    fails the test naming it; a test may answer such a URL itself (`page.route(url,
+    handler)`, which comes first), so no request leaves the browser. The page's last
+    state is saved as `page.png` in the test's folder, failing or not.
+
+    Per test, not per session: while Playwright's sync API runs, this thread counts as
+    inside a running event loop, and `asyncio.run` elsewhere in the suite would fail."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        _without_browser("needs Debian's chromium (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _without_browser("needs playwright (pip install -e '.[test]')")
+
+    def loopback_only(route) -> None:
+        if is_loopback_url(route.request.url):
+            route.fallback()
+        else:
+            refused_requests.append(route.request.url)
+            route.abort("blockedbyclient")
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 900, "height": 700})
+            context.route("**/*", loopback_only)
+            tab = context.new_page()
+            yield tab
+            tab.screenshot(path=tmp_path / "page.png", full_page=True)
+            context.close()
+        finally:
+            browser.close()
+    assert not refused_requests, f"the page asked for addresses off loopback: {refused_requests}"

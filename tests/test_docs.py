@@ -3,10 +3,12 @@
 A clone has no product specification, decision log or research notes beside it, so no
 tracked file may point at them; the project's own `docs/` says what they said. And every
 `.md` file a tracked file names, with the `#anchor` it names, exists: a renamed heading in
-`docs/` fails here until its citations follow.
+`docs/` fails here until its citations follow. The documents people read (DOCS) cite
+files, folders and tests of the repository as code or links; each of those exists too.
 """
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 from pathlib import Path
@@ -17,6 +19,23 @@ OUTSIDE = re.compile("|".join([
     r"\bSPEC" + r"\.md", r"\bDECISIONS" + r"\.md", r"\breference" + r"/\w+\.md", r"\.\./shared" + r"\b",
 ]))
 CITED_MD = re.compile(r"(?<![\w/.:-])((?:\.\./)*[\w./-]*?[\w-]+\.md)((?:#[\w-]+)(?:,\s*#[\w-]+)*)?")
+
+# The documents a reader follows, and what in them names a file: code (backticks, fenced
+# blocks) and link targets. Plain prose is not read: "fanout/reference" in a table is a ratio.
+DOCS = ["README.md", "docs/*.md", "bench/README.md", "tests/emulators/README.md", "contracts/SPEC_COVERAGE.md"]
+FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
+# A path under a top-level folder of the repository, or one of its top-level files; with the
+# test (`::name`) it names. Globs (`docs/*.md`) must match something.
+REPO_PATH = re.compile(
+    r"(?<![\w./$~-])((?:\.\./)*(?:\.ci|bench|contracts|docs|fanout|tests)/[\w./*-]*"
+    r"|(?:\.\./)*(?:openapi\.yaml|setup\.cfg|pyproject\.toml|README\.md)\b)(?:::(\w+))?")
+# A whole code span that is a file name alone: a file of the citing document's folder
+# (`x.py` in tests/emulators/README.md), or of the root.
+FILE_NAME = re.compile(r"([\w-]+\.(?:py|md|yaml|toml|cfg|json|sh))(?:::(\w+))?")
+# Files the README has its reader make, not the repository's.
+MADE_BY_THE_READER = {"sdk_example.py"}
 
 
 def tracked_files() -> list[Path]:
@@ -61,6 +80,49 @@ def resolve(citing: Path, cited: str) -> Path | None:
     return None
 
 
+def cited_code(markdown: str) -> list[tuple[int, str]]:
+    """(offset, text) of what a document writes as code or links to."""
+    found = [(m.start(1), m.group(1)) for m in FENCED.finditer(markdown)]
+    outside = FENCED.sub(lambda m: " " * len(m.group(0)), markdown)  # offsets kept
+    found += [(m.start(1), m.group(1)) for m in CODE_SPAN.finditer(outside)]
+    found += [(m.start(1), m.group(1)) for m in LINK_TARGET.finditer(outside)]
+    return found
+
+
+def cited_paths(markdown: str) -> list[tuple[int, str, str | None]]:
+    """(offset, path, test or None) of every repository path a document cites."""
+    cited = []
+    for offset, code in cited_code(markdown):
+        whole = FILE_NAME.fullmatch(code)
+        if whole and whole.group(1) in MADE_BY_THE_READER:
+            continue
+        if whole:
+            cited.append((offset, whole.group(1), whole.group(2)))
+            continue
+        cited += [(offset + m.start(), m.group(1).rstrip("."), m.group(2)) for m in REPO_PATH.finditer(code)]
+    return cited
+
+
+def find_cited(citing: Path, cited: str) -> Path | None:
+    """The file or folder (the first match of a glob) `cited` names, relative to the citing
+    file, else to the root."""
+    for base in (citing.parent, ROOT):
+        found = sorted(base.glob(cited)) if "*" in cited else [base / cited]
+        if found and found[0].exists():
+            return found[0]
+    return None
+
+
+def defines(path: Path, name: str) -> bool:
+    tree = ast.parse(path.read_text())
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
+               for node in ast.walk(tree))
+
+
+def docs() -> list[Path]:
+    return sorted({path for pattern in DOCS for path in ROOT.glob(pattern)})
+
+
 def test_no_tracked_file_cites_documents_outside_the_repository():
     found = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
              for path, text in texts().items() for m in OUTSIDE.finditer(text)]
@@ -81,6 +143,28 @@ def test_every_cited_markdown_file_and_anchor_exists():
             if unknown:
                 missing.append(f"{where}: {m.group(1)} has no heading for #{', #'.join(unknown)}")
     assert not missing, "\n".join(missing)
+
+
+def test_every_path_the_docs_cite_exists():
+    missing = []
+    for doc in docs():
+        text = doc.read_text()
+        for offset, cited, test in cited_paths(text):
+            where = f"{doc.relative_to(ROOT)}:{text.count(chr(10), 0, offset) + 1}"
+            found = find_cited(doc, cited)
+            if found is None:
+                missing.append(f"{where}: no file or folder {cited}")
+            elif test and not (found.suffix == ".py" and defines(found, test)):
+                missing.append(f"{where}: {cited} defines no {test}")
+    assert not missing, "\n".join(missing)
+
+
+def test_the_cited_paths_are_read_from_code_and_links_only():
+    text = ("See `fanout/app.py` and [the spec](openapi.yaml), `x.py`, `tests/test_y.py::test_z`.\n"
+            "```\nfanout/tasks/   the queue\n```\n| fanout/reference | 0.8 |\n`$FANOUT_DATA_DIR/metrics` `var/x.db`\n")
+    assert [(path, test) for _, path, test in cited_paths(text)] == [
+        ("fanout/tasks/", None), ("fanout/app.py", None), ("x.py", None), ("tests/test_y.py", "test_z"),
+        ("openapi.yaml", None)]
 
 
 def test_docs_cited_by_the_code_are_there_and_linked_from_the_readme():

@@ -9,7 +9,7 @@ from fanout.models.account import connect_account
 from fanout.models.lifecycle import Outcome, claim, resolve
 from fanout.tasks import publishing
 
-from .conftest import bearer, run_queue, upload_post
+from .conftest import IMAGE, bearer, run_queue, upload_post
 
 
 
@@ -171,6 +171,38 @@ def test_the_sandbox_page_shows_the_published_post(client, auth, accounts, rt, c
     page = client.get(url.replace("http://testserver", ""))
     assert page.status_code == 200
     assert "&lt;b&gt;Launch&lt;/b&gt; day" in page.text and "no platform was called" in page.text
+
+
+def sandbox_page(client, auth, rt, clock, media):
+    """The sandbox page of the instagram target of a post with `media`, once published."""
+    post = upload_post(client, auth, platforms=["instagram"], media=media)
+    run_queue(rt, clock)
+    url = read(client, auth, post["id"])["targets"][0]["external_url"]
+    return client.get(url.replace("http://testserver", ""))
+
+
+def test_the_sandbox_page_shows_images_and_plays_videos_each_with_a_link(client, auth, accounts, rt, clock):
+    media = [{"url": "https://cdn.example.com/a.jpg?size=1&v=<2>", "type": "image"},
+             {"url": "https://cdn.example.com/b.mp4", "type": "video"}]
+    page = sandbox_page(client, auth, rt, clock, media)
+    assert page.status_code == 200
+    assert '<img src="https://cdn.example.com/a.jpg?size=1&amp;v=&lt;2&gt;" alt="Image 1 of the post">' in page.text
+    assert '<video src="https://cdn.example.com/b.mp4" controls preload="none"></video>' in page.text
+    assert '<a href="https://cdn.example.com/b.mp4">https://cdn.example.com/b.mp4</a>' in page.text
+
+
+def test_the_sandbox_page_loads_media_over_https_only_and_nothing_else(client, auth, accounts, rt, clock):
+    page = sandbox_page(client, auth, rt, clock, [IMAGE])
+    assert page.headers["content-security-policy"] == (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src https:; media-src https:")
+    assert page.headers["referrer-policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize("insecure_urls", [True])
+def test_with_insecure_urls_the_sandbox_page_loads_http_media_too(client, auth, accounts, rt, clock):
+    page = sandbox_page(client, auth, rt, clock, [{"url": "http://127.0.0.1:9204/photo.jpg", "type": "image"}])
+    assert '<img src="http://127.0.0.1:9204/photo.jpg"' in page.text
+    assert "img-src https: http:; media-src https: http:" in page.headers["content-security-policy"]
 
 
 def test_the_sandbox_page_of_an_unpublished_target_is_404(client, auth, accounts):

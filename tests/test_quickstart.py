@@ -1,6 +1,8 @@
-"""The README's quickstart, run as pasted: its `sh` blocks in bash, one bash per shell they
-name, against a real `fanout serve` and `fanout listen` on loopback. Only the ports change
-(to free ones). Each `# → ` line under a command is what it prints, `...` standing for
+"""The README run as pasted: the quickstart's `sh` blocks in bash, one bash per shell they
+name, against a real `fanout serve` and `fanout listen` on loopback; then, in the shells
+the quickstart left, the generated client's blocks (its example saved as the README says),
+or live mode on one machine (the emulators in a fourth shell). Only the ports change (to
+free ones). Each `# → ` line under a command is what it prints, `...` standing for
 anything; every such line must match a line of that shell's output, in order."""
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .conftest import free_port, loopback_guarded, wait_for
+import pytest
+
+from .conftest import free_port, free_ports, loopback_guarded, wait_for
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 EXPECTED = "# → "
@@ -29,15 +33,27 @@ class Block:
         return [line[len(EXPECTED):] for line in self.text.splitlines() if line.startswith(EXPECTED)]
 
 
-def quickstart_blocks(readme: str) -> list[Block]:
-    """The `sh` blocks of the Quickstart section, each starting with `# Shell N: ...`."""
-    section = readme.split("\n## Quickstart\n", 1)[1].split("\n## ", 1)[0]
+def section(readme: str, title: str) -> str:
+    return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def shell_blocks(text: str) -> list[Block]:
+    """The `sh` blocks of a section, each starting with `# Shell N: ...`."""
     blocks = []
-    for text in re.findall(r"^```sh\n(.*?)^```$", section, flags=re.S | re.M):
-        shell = re.match(r"# Shell (\d+):", text)
-        assert shell, f"a quickstart block does not say which shell runs it:\n{text}"
-        blocks.append(Block(int(shell.group(1)), text))
+    for code in re.findall(r"^```sh\n(.*?)^```$", text, flags=re.S | re.M):
+        shell = re.match(r"# Shell (\d+):", code)
+        assert shell, f"a block does not say which shell runs it:\n{code}"
+        blocks.append(Block(int(shell.group(1)), code))
     return blocks
+
+
+def quickstart_blocks(readme: str) -> list[Block]:
+    return shell_blocks(section(readme, "Quickstart"))
+
+
+def python_block(text: str) -> str:
+    [code] = re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
+    return code
 
 
 def matches(expected: str, line: str) -> bool:
@@ -100,18 +116,42 @@ class Shell:
         return self.proc.wait(40)
 
 
-def with_free_ports(text: str, api: int, receiver: int) -> str:
-    return text.replace("8000", str(api)).replace("9000", str(receiver))
+# The README's ports: the API, the webhook receiver, and the emulators' five from 9200 on.
+PORTS = ["8000", "9000", "9200", "9201", "9202", "9203", "9204"]
 
 
-def test_the_quickstart_works_as_pasted(tmp_path):
-    readme = README.read_text()
-    blocks = quickstart_blocks(with_free_ports(readme, free_port(), free_port()))
+def with_free_ports(text: str) -> str:
+    """`text` with each of the README's ports replaced by a free one (the emulators' five
+    consecutive, as `all --port` takes them), all at once."""
+    emulators = free_ports(5)
+    free = dict(zip(PORTS, [free_port(), free_port(), *range(emulators, emulators + 5)]))
+    return re.sub(r"\b(" + "|".join(PORTS) + r")\b", lambda m: str(free[m.group(1)]), text)
+
+
+@dataclass
+class Reader:
+    """A reader's clone after the quickstart: its folder, its README (on this test's ports),
+    and its shells, each where the quickstart left it."""
+
+    folder: Path
+    readme: str
+    env: dict
+    shells: dict[int, Shell]
+
+
+@pytest.fixture
+def quickstart(tmp_path):
+    """The quickstart's blocks run as pasted, each checked against its `# →` lines; the
+    shells stay as the quickstart leaves them (server and receiver running) and are killed
+    after the test."""
+    readme = with_free_ports(README.read_text())
+    blocks = quickstart_blocks(readme)
     assert [b.shell for b in blocks] == [1, 2, 3, 2], "the quickstart's shells changed: update this test"
-    # The clone's folder: its .venv is the one running the tests.
+    # The clone's folder: its .venv is the one running the tests, its tests/ (the emulators) ours.
     venv = Path(sys.prefix)
     assert (venv / "bin" / "activate").exists(), "run the suite from the .venv the README installs"
     (tmp_path / ".venv").symlink_to(venv)
+    (tmp_path / "tests").symlink_to(README.parent / "tests")
     env = loopback_guarded({k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")})
 
     shells = {n: Shell.start(tmp_path, env) for n in (1, 2, 3)}
@@ -127,14 +167,60 @@ def test_the_quickstart_works_as_pasted(tmp_path):
         shells[2].run(post)
         shells[2].show(post.expected)
         shells[3].show(listen.expected)
-        # Ctrl-C stops both, each exiting 0 (the shell exits with its last command's status).
-        assert shells[3].interrupt() == 0, shells[3].text()
-        assert shells[1].interrupt() == 0, shells[1].text()
+        yield Reader(tmp_path, readme, env, shells)
     finally:
         for shell in shells.values():
             if shell.proc.poll() is None:
                 os.killpg(shell.proc.pid, signal.SIGKILL)
                 shell.proc.wait()
+
+
+def test_the_quickstart_works_as_pasted(quickstart):
+    # Ctrl-C stops both, each exiting 0 (the shell exits with its last command's status).
+    assert quickstart.shells[3].interrupt() == 0, quickstart.shells[3].text()
+    assert quickstart.shells[1].interrupt() == 0, quickstart.shells[1].text()
+
+
+def test_the_generated_client_works_as_pasted_after_the_quickstart(quickstart):
+    """In the quickstart's second shell and workspace, which has an X account already."""
+    client = section(quickstart.readme, "A generated Python client")
+    generate, run_example = shell_blocks(client)
+    assert (generate.shell, run_example.shell) == (2, 2), "the client's blocks changed: update this test"
+    shell = quickstart.shells[2]
+    shell.run(generate, seconds=120)
+    (quickstart.folder / "sdk_example.py").write_text(python_block(client))  # "Save it as sdk_example.py"
+    shell.run(run_example, seconds=120)
+    shell.show(run_example.expected)
+
+
+def test_live_mode_on_one_machine_works_as_pasted(quickstart):
+    """After the quickstart: the emulators in a fourth shell, the server restarted in the
+    first with their settings, then in the second a live account on each platform through
+    each emulator's consent, and one post to all four, completed."""
+    emulators, server, trial = shell_blocks(section(quickstart.readme, "Live mode on one machine"))
+    assert (emulators.shell, server.shell, trial.shell) == (4, 1, 2), "the live blocks' shells changed: update this test"
+    shells, settings = quickstart.shells, quickstart.folder / "var" / "emulators.env"
+    assert shells[1].interrupt() == 0, shells[1].text()  # Ctrl-C the quickstart's server
+    shells[4] = Shell.start(quickstart.folder, quickstart.env)
+    shells[4].send(emulators.text + "\n")
+    shells[4].show(emulators.expected)
+    shells[1] = Shell.start(quickstart.folder, quickstart.env)
+    shells[1].send(server.text + "\n")
+    shells[1].show(server.expected)
+    shells[2].run(trial, seconds=120)
+    shells[2].show(trial.expected)
+    # Ctrl-C stops the server and the emulators, each exiting 0; the settings file goes.
+    assert shells[1].interrupt() == 0, shells[1].text()
+    assert shells[4].interrupt() == 0, shells[4].text()
+    assert shells[4].text().endswith("stopped\n") and not settings.exists()
+
+
+def test_the_readmes_ports_are_replaced_whole_and_at_once():
+    text = "8000 9000 9200 9201 9202 9203 9204 18000 92001"
+    replaced = with_free_ports(text).split()
+    api, receiver, *emulators = map(int, replaced[:7])
+    assert emulators == list(range(emulators[0], emulators[0] + 5))
+    assert len({api, receiver, *emulators}) == 7 and replaced[7:] == ["18000", "92001"]
 
 
 def test_expected_lines_match_with_dots_standing_for_anything():

@@ -1,15 +1,21 @@
-"""Run an emulator on its own: `python -m tests.emulators threads|instagram|x|tiktok --port 9200`.
+"""Run the emulators on their own: `python -m tests.emulators threads|instagram|x|tiktok
+--port 9200` for one, `all --port 9200` for the four and a media server, `media` for the
+media server alone.
 
-Prints where it listens and the settings that send Fanout to it, then serves until
-Ctrl-C (or SIGTERM). Its clock follows real time, so videos finish processing by
+Prints where each listens and the settings that send Fanout to them, then serves until
+Ctrl-C (or SIGTERM). Their clock follows real time, so videos finish processing by
 themselves; `POST /_emulator/advance {"seconds": N}` still jumps ahead.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import signal
 import sys
 import threading
+from contextlib import ExitStack
+from pathlib import Path
 
 from .clock import EmulatorClock
 
@@ -100,6 +106,60 @@ PLATFORMS = {
 }
 
 
+# `all`: each platform's emulator on a port of its own from --port on, in this order, then the media server.
+EVERY_PLATFORM = ("threads", "instagram", "x", "tiktok")
+
+
+def _add_media_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--media-dir", type=Path, metavar="FOLDER",
+                        help="also serve the files of FOLDER, each at /<its name>")
+
+
+def _media_server(args: argparse.Namespace, port: int):
+    from .media_server import sample_media_server
+
+    server = sample_media_server(host=args.host, port=port)
+    if args.media_dir:
+        server.put_folder(args.media_dir)
+    return server
+
+
+def _every_platform(parser: argparse.ArgumentParser, args: argparse.Namespace, clock: EmulatorClock) -> list:
+    """(name, server, how to read its settings) of the four emulators, each with its
+    defaults (TikTok pulling from the media server's host), and of the media server."""
+    servers = []
+    for offset, name in enumerate(EVERY_PLATFORM):
+        extra = ["--verified", args.host] if name == "tiktok" else []
+        own = parser.parse_args([name, "--host", args.host, "--port", str(args.port + offset), *extra])
+        _, build, settings_of = PLATFORMS[name]
+        servers.append((name, build(own, clock), settings_of))
+    servers.append(("media", _media_server(args, args.port + len(EVERY_PLATFORM)), None))
+    return servers
+
+
+def _settings_of(servers) -> dict[str, str]:
+    """Every server's settings, the hosts of all in one FANOUT_PLATFORM_HOSTS."""
+    merged: dict[str, str] = {}
+    for _, server, settings_of in servers:
+        for name, value in (settings_of(server) if settings_of else {}).items():
+            merged[name] = f"{merged[name]},{value}" if name == "FANOUT_PLATFORM_HOSTS" and name in merged else value
+    return merged
+
+
+def _announce(name: str, server) -> str:
+    if name == "media":
+        return f"media server on {server.base_url}: {', '.join(server.paths)}"
+    return f"{name} emulator on {server.base_url} (control: {server.base_url}/_emulator/)"
+
+
+def _write_env_file(path: Path, settings: dict[str, str]) -> None:
+    """The settings as `export` lines a shell sources; private, since they hold the apps' secrets."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.writelines(f"export {name}={shlex.quote(value)}\n" for name, value in settings.items())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.emulators", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="platform", required=True)
@@ -108,10 +168,30 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--host", default="127.0.0.1")
         command.add_argument("--port", type=int, default=0, help="default: a free port")
         add_arguments(command)
+    every = commands.add_parser("all", help="the four emulators and a media server, each with its defaults")
+    every.add_argument("--host", default="127.0.0.1")
+    every.add_argument("--port", type=int, default=9200,
+                       help="threads on PORT, instagram on PORT+1, x on PORT+2, tiktok on PORT+3, the media server "
+                            "on PORT+4 (default 9200)")
+    every.add_argument("--env-file", type=Path, metavar="PATH",
+                       help="also write the settings to PATH as export lines to source (mode 600), removed on exit")
+    _add_media_arguments(every)
+    media = commands.add_parser("media", help="a media server of sample files (and a folder's)")
+    media.add_argument("--host", default="127.0.0.1")
+    media.add_argument("--port", type=int, default=0, help="default: a free port")
+    _add_media_arguments(media)
     args = parser.parse_args(argv)
-    _, build, settings_of = PLATFORMS[args.platform]
+    if getattr(args, "media_dir", None) and not args.media_dir.is_dir():
+        parser.error(f"--media-dir {args.media_dir} is not a folder")
+    clock = EmulatorClock(follow_real_time=True)
     try:
-        emulator = build(args, EmulatorClock(follow_real_time=True))
+        if args.platform == "all":
+            servers = _every_platform(parser, args, clock)
+        elif args.platform == "media":
+            servers = [("media", _media_server(args, args.port), None)]
+        else:
+            _, build, settings_of = PLATFORMS[args.platform]
+            servers = [(args.platform, build(args, clock), settings_of)]
     except ValueError as e:
         parser.error(str(e))
     stop = threading.Event()
@@ -119,10 +199,24 @@ def main(argv: list[str] | None = None) -> int:
     # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    with emulator:
-        print(f"{args.platform} emulator on {emulator.base_url} (control: {emulator.base_url}/_emulator/)", flush=True)
-        for name, value in settings_of(emulator).items():
-            print(f"{name}={value}", flush=True)
+    with ExitStack() as running:
+        for name, server, _ in servers:
+            try:
+                running.enter_context(server)
+            except OSError as e:
+                print(f"the {name} server cannot listen on {server.host}:{server.port}: {e.strerror}", file=sys.stderr)
+                return 1
+        for name, server, _ in servers:
+            print(_announce(name, server), flush=True)
+        settings = _settings_of(servers)
+        prefix = "export " if args.platform == "all" else ""
+        for name, value in settings.items():
+            print(f"{prefix}{name}={shlex.quote(value) if prefix else value}", flush=True)
+        env_file = getattr(args, "env_file", None)
+        if env_file:
+            _write_env_file(env_file, settings)
+            running.callback(env_file.unlink, missing_ok=True)
+            print(f"settings written to {env_file} (removed when the emulators stop)", flush=True)
         stop.wait()
     print("stopped", flush=True)
     return 0

@@ -3,6 +3,9 @@ server, it logs its calls and takes the same controls (`fail` for a 404 or 500, 
 for a slow download, `drop` for a cut connection)."""
 from __future__ import annotations
 
+import mimetypes
+from pathlib import Path
+
 from .base import EmulatorServer, Request, Response
 
 
@@ -25,6 +28,18 @@ class MediaServer(EmulatorServer):
     def url(self, path: str) -> str:
         return self.base_url + "/" + path.lstrip("/")
 
+    @property
+    def paths(self) -> list[str]:
+        with self.lock:
+            return sorted(self._files)
+
+    def put_folder(self, folder: Path) -> None:
+        """Serve each file of `folder` (not its subfolders) at /<its name>, typed by its extension."""
+        for path in sorted(folder.iterdir()):
+            if path.is_file():
+                self.put(f"/{path.name}", path.read_bytes(),
+                         mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+
     def _get(self, request: Request) -> Response:
         with self.lock:
             found = self._files.get(request.path)
@@ -34,12 +49,14 @@ class MediaServer(EmulatorServer):
         return Response(200, data, {"Content-Type": content_type})
 
 
-def sample_media_server() -> MediaServer:
-    """A media server holding /photo.jpg, /photo.png (640x480) and /clip.mp4 (3 s); start it."""
+def sample_media_server(**kwargs) -> MediaServer:
+    """A media server holding /photo.jpg, /photo.png (640x480), /square.jpg (1080x1080) and
+    /clip.mp4 (3 s); start it. `kwargs` are the server's (`host`, `port`)."""
     from .media import jpeg_bytes, mp4_bytes, png_bytes
 
-    server = MediaServer()
+    server = MediaServer(**kwargs)
     server.put("/photo.jpg", jpeg_bytes(640, 480), "image/jpeg")
     server.put("/photo.png", png_bytes(640, 480), "image/png")
+    server.put("/square.jpg", jpeg_bytes(1080, 1080), "image/jpeg")
     server.put("/clip.mp4", mp4_bytes(3.0), "video/mp4")
     return server

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import requests
 
+from ..conftest import free_ports
 from .base import EmulatorServer, Request, Response
 from .clock import EmulatorClock
 from .conftest import START, run_by_hand
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Counter(EmulatorServer):
@@ -205,3 +215,91 @@ def test_each_emulator_runs_on_its_own_with_its_settings_and_stops_on_ctrl_c(pla
             "cid", f"{platform}-app-secret")
         users = requests.get(base_url + "/_emulator/users", timeout=10).json()
         assert [(u["id"], u["username"]) for u in users] == [("42", "someone")]
+
+
+def by_hand(*arguments: str, cwd: Path = ROOT) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tests.emulators", *arguments], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+
+
+def read_until(process: subprocess.Popen, last: str) -> list[str]:
+    """The lines it prints, to the one starting with `last`."""
+    lines = []
+    while not lines or not lines[-1].startswith(last):
+        line = process.stdout.readline()
+        assert line, f"it ended: {lines} {process.stderr.read()}"
+        lines.append(line.rstrip("\n"))
+    return lines
+
+
+def ctrl_c(process: subprocess.Popen) -> str:
+    """SIGINT, as Ctrl-C sends; it must exit 0 within seconds. Answers what it printed then."""
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=10)
+    assert process.returncode == 0
+    return out
+
+
+@pytest.mark.slow
+def test_all_runs_the_four_emulators_and_a_media_server_and_writes_their_settings_while_they_run(tmp_path):
+    first = free_ports(5)
+    env_file = tmp_path / "var" / "emulators.env"
+    process = by_hand("all", "--port", str(first), "--env-file", str(env_file))
+    try:
+        printed = read_until(process, "settings written to")
+        assert printed[:4] == [f"{name} emulator on http://127.0.0.1:{first + n} (control: http://127.0.0.1:{first + n}/_emulator/)"
+                               for n, name in enumerate(["threads", "instagram", "x", "tiktok"])]
+        assert printed[4] == f"media server on http://127.0.0.1:{first + 4}: /clip.mp4, /photo.jpg, /photo.png, /square.jpg"
+        assert stat.S_IMODE(env_file.stat().st_mode) == 0o600 and stat.S_IMODE(env_file.parent.stat().st_mode) == 0o700
+        sourced = subprocess.run(["bash", "-c", f". {env_file} && env"], capture_output=True, text=True,
+                                 check=True).stdout
+        settings = dict(line.partition("=")[::2] for line in sourced.splitlines() if line.startswith("FANOUT_"))
+        assert dict(line.removeprefix("export ").partition("=")[::2] for line in printed[5:-1]) == settings
+        hosts = dict(pair.split("=") for pair in settings["FANOUT_PLATFORM_HOSTS"].split(","))
+        assert (hosts["graph.threads.net"], hosts["graph.instagram.com"], hosts["api.x.com"],
+                hosts["open.tiktokapis.com"]) == tuple(f"http://127.0.0.1:{first + n}" for n in range(4))
+        assert {settings[f"FANOUT_{p}_CLIENT_ID"] for p in ("THREADS", "INSTAGRAM", "X", "TIKTOK")} == {
+            "threads-app-id", "instagram-app-id", "x-app-id", "tiktok-app-id"}
+        assert settings["FANOUT_TIKTOK_VERIFIED_DOMAINS"] == "127.0.0.1"
+        photo = requests.get(f"http://127.0.0.1:{first + 4}/square.jpg", timeout=10)
+        assert (photo.status_code, photo.headers["Content-Type"], photo.content[:2]) == (200, "image/jpeg", b"\xff\xd8")
+        assert ctrl_c(process) == "stopped\n"
+        assert not env_file.exists()
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{first}/_emulator/clock", timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+@pytest.mark.slow
+def test_all_with_a_port_in_use_says_which_and_leaves_nothing_running():
+    first = free_ports(5)
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # beside the port's holder
+        taken.bind(("127.0.0.1", first + 2))
+        taken.listen()
+        process = by_hand("all", "--port", str(first))
+        out, err = process.communicate(timeout=20)
+    assert process.returncode == 1 and out == ""
+    assert err == f"the x server cannot listen on 127.0.0.1:{first + 2}: Address already in use\n"
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"http://127.0.0.1:{first}/_emulator/clock", timeout=10)
+
+
+@pytest.mark.slow
+def test_the_media_server_runs_alone_and_serves_a_folder_too(tmp_path):
+    (tmp_path / "launch.webp").write_bytes(b"RIFF\x00\x00\x00\x00WEBPVP8 ")
+    process = by_hand("media", "--port", "0", "--media-dir", str(tmp_path))
+    try:
+        [line] = read_until(process, "media server on")
+        base_url, paths = re.fullmatch(r"media server on (\S+): (.*)", line).groups()
+        assert paths == "/clip.mp4, /launch.webp, /photo.jpg, /photo.png, /square.jpg"
+        answer = requests.get(f"{base_url}/launch.webp", timeout=10)
+        assert (answer.status_code, answer.headers["Content-Type"], answer.content[:4]) == (200, "image/webp", b"RIFF")
+        assert ctrl_c(process) == "stopped\n"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()

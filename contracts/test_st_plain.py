@@ -191,7 +191,7 @@ def test_a_plain_st_run_runs_every_example_and_follows_the_links(cli, servers, i
     ]
     env = loopback_guarded({**os.environ, "NO_COLOR": "1"})
     with AccountsKeptConnected(server.url, key):
-        done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     print(done.stdout)  # the run's summary, shown with `pytest -rP`
     assert done.returncode in (0, 1), f"st run did not complete:\n{done.stdout}\n{done.stderr}"
     events = run_report(report)

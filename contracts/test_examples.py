@@ -203,11 +203,12 @@ class World:
 
 @pytest.fixture
 def world(client, auth, rt, clock, resolver, httpserver) -> World:
-    """One sandbox x account, a webhook on a loopback receiver, a post published to the
-    account with an image, the event of it delivered, and a queue worker's heartbeat."""
+    """Sandbox accounts on x and threads, a webhook on a loopback receiver, a post published
+    to the x account with an image, the event of it delivered, and a queue worker's heartbeat."""
     resolver.names["localhost"] = ["127.0.0.1"]
     httpserver.expect_request("/hook").respond_with_data("ok")
     account = connect_sandbox_account(client, auth, "x")
+    connect_sandbox_account(client, auth, "threads")  # the text-only upload example goes to x and threads
     hook = client.post("/v1/webhooks", headers=auth,
                        json={"url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed"]})
     assert hook.status_code == 201, hook.text

@@ -3,8 +3,9 @@
 Stateless (`test_api`): phases examples, coverage and fuzzing, positive and negative data.
 The examples phase runs every operation: the documented examples of each one that takes
 input, and (`fill-missing`) the one request an operation without input can be sent.
-Stateful (`test_stateful`): the state machine built from the OpenAPI links
-(webhook create -> get -> delete -> get 404; accounts list -> disconnect).
+Stateful (`test_stateful`): the state machine built from the OpenAPI links (from what
+creates or lists a resource to every operation on it, from a page to the next, delete ->
+get 404; contracts/test_links.py follows each one).
 
 The app is built per test from the fixtures of tests/conftest.py (its own SQLite file,
 a test clock, a fake resolver), so the schema comes from a fixture

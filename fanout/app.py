@@ -17,6 +17,7 @@ from .bodylimit import BodyLimitMiddleware
 from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
 from .headmethod import UndocumentedHeadMiddleware
+from .mediatype import MediaTypeMiddleware
 from .operations import DecoratedOnceApi
 from .problems import Problem
 from .requestlog import RequestIdHeader, RequestIdMiddleware
@@ -56,6 +57,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(UndocumentedHeadMiddleware, position=MiddlewarePosition.BEFORE_ROUTING, routes=routes)
+    app.add_middleware(MediaTypeMiddleware, position=MiddlewarePosition.BEFORE_ROUTING)
     app.add_middleware(RateLimitMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
     if settings.validate_responses:
         # Innermost copies of the headers, so response validation finds the ones the spec

@@ -1,0 +1,220 @@
+"""A plain `st run` against `fanout serve`: the spec alone, no config file, reaches every operation.
+
+What a newcomer runs: `st run --header 'Authorization: Bearer <key>' <url>/v1/openapi.json`.
+Everything it learns comes from openapi.yaml: the documented examples (the examples phase)
+and the links (the stateful phase follows them from what one request made to the requests
+on it). contracts/test_st_run.py runs the configured suite (every phase, every check,
+webhooks kept to a receiver); this run pins what the spec gives a tool by itself:
+
+- the examples phase sends every operation that takes input its documented examples, each
+  passes every check, and each example of an operation on no particular resource reaches
+  its logic (a 2xx) on a sandbox workspace: the examples name platforms, never ids that
+  exist only in the spec, and each upload example has an Idempotency-Key of its own. The
+  operations that take no input (no parameter, no body) have nothing to give an example
+  of, so the phase skips them; coverage and fuzzing send them their one request
+  (contracts/test_st_run.py).
+- the stateful phase follows the declared links. Which ones a run this short follows is
+  the draw's, so a floor is asserted here; contracts/test_links.py follows every one.
+- no check fails but `positive_data_acceptance` on the rules no schema can state, the same
+  ones contracts/schemathesis.toml allows: an upload naming accounts the workspace does not
+  have, or media a platform does not take (422), and a `cursor` the service did not issue
+  (400). Without a config file these count as failures, so the run's exit status is not
+  what is asserted; each failure is.
+
+The workspace is the one a quickstart leaves: a sandbox key and one sandbox account on each
+platform, on the BUSINESS plan so that the run (some 300 requests in seconds; it sends as
+fast as it can) stays within the plan's requests a minute. The run disconnects accounts as
+it goes (links lead there), so while it lasts the test connects again any platform left
+without one, as end users would; never two on one platform, where an upload by
+`platforms` would be ambiguous (422).
+
+Phases: examples and stateful. Coverage and fuzzing, with no config, add uploads and
+webhook registrations the data rules refuse; the configured run covers them. The server
+runs with FANOUT_INSECURE_URLS=1: a webhook example's host is then only looked up when an
+event is delivered, which fails here (the loopback guard resolves no name), so nothing
+leaves the machine. The run's ndjson report is the output read here: which checks failed
+on which answer, which links were applied.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import requests
+import yaml
+
+from tests.conftest import bearer, loopback_guarded
+from tests.loopback_site.loopback_guard import MARK
+
+SPEC = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
+PLATFORMS = ("x", "threads", "instagram", "tiktok")
+METHODS = ("get", "put", "post", "delete", "patch")
+
+# (operation, status, error code, a word of the message): the answers to schema-valid
+# requests that only the data can refuse (contracts/schemathesis.toml says why for each).
+DATA_RULES = {
+    ("POST /v1/upload", 422, "account_not_connected", ""),
+    ("POST /v1/upload", 422, "unsupported_media_for_platform", ""),
+    ("GET /v1/posts", 400, "validation_error", "cursor"),
+    ("GET /v1/webhooks/{id}/deliveries", 400, "validation_error", "cursor"),
+}
+
+
+def operations() -> dict[str, dict]:
+    """'METHOD /path' -> its operation in openapi.yaml."""
+    return {f"{method.upper()} {path}": item[method] for path, item in SPEC["paths"].items()
+            for method in METHODS if method in item}
+
+
+def takes_input(operation: dict) -> bool:
+    return bool(operation.get("parameters") or operation.get("requestBody"))
+
+
+def declared_links() -> set[str]:
+    """Every link of the spec, named as Schemathesis names a transition."""
+    by_id = {operation["operationId"]: label for label, operation in operations().items()}
+    found = set()
+    for label, operation in operations().items():
+        for status, response in operation["responses"].items():
+            for name, link in (response.get("links") or {}).items():
+                found.add(f"{label} -> [{status}] {name} -> {by_id[link['operationId']]}")
+    return found
+
+
+class AccountsKeptConnected:
+    """While it runs, a platform left without an active sandbox account gets one again."""
+
+    def __init__(self, base_url: str, key: str) -> None:
+        self.base_url, self.headers = base_url, bearer(key)
+        self.stop = threading.Event()
+        self.connected = Counter()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def missing(self) -> list[str]:
+        answer = requests.get(f"{self.base_url}/v1/accounts?status=active", headers=self.headers, timeout=10)
+        if answer.status_code == 429:  # the run spent the workspace's minute: next round
+            return []
+        answer.raise_for_status()
+        return [p for p in PLATFORMS if p not in {a["platform"] for a in answer.json()["data"]}]
+
+    def connect_missing(self) -> None:
+        for platform in self.missing():
+            started = requests.post(f"{self.base_url}/v1/accounts/{platform}/connect", headers=self.headers, json={},
+                                    timeout=10)
+            if started.status_code == 429:
+                return
+            started.raise_for_status()
+            link = urlsplit(started.json()["url"])
+            landed = requests.get(f"{self.base_url}{link.path}?{link.query}", allow_redirects=False, timeout=10)
+            assert landed.status_code == 302, landed.text
+            self.connected[platform] += 1
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.5):
+            self.connect_missing()
+
+    def __enter__(self):
+        self.connect_missing()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(15)
+
+
+def run_report(report_dir: Path) -> list[dict]:
+    [path] = report_dir.glob("*.ndjson")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def finished_scenarios(events: list[dict], phase: str) -> list[dict]:
+    return [e["ScenarioFinished"] for e in events if "ScenarioFinished" in e and e["ScenarioFinished"]["phase"] == phase]
+
+
+def failed_checks(events: list[dict]):
+    """(check name, 'METHOD /path' of the operation, status, error object) of each failed check."""
+    for event in events:
+        recorder = (event.get("ScenarioFinished") or {}).get("recorder") or {}
+        for case_id, checks in (recorder.get("checks") or {}).items():
+            for check in checks:
+                if check["status"] != "failure":
+                    continue
+                case = recorder["cases"][case_id]["value"]
+                response = recorder["interactions"][case_id]["response"] or {}
+                content = base64.b64decode((response.get("content") or {}).get("$base64", "")) or b"{}"
+                try:
+                    error = json.loads(content).get("error") or {}
+                except (ValueError, AttributeError):
+                    error = {}
+                yield check["name"], f"{case['method']} {case['path']}", response.get("status_code"), error
+
+
+def example_answers(events: list[dict]):
+    """('METHOD /path', status) of every request the examples phase sent."""
+    for scenario in finished_scenarios(events, "examples"):
+        recorder = scenario["recorder"]
+        for case_id, case in (recorder.get("cases") or {}).items():
+            response = (recorder.get("interactions") or {}).get(case_id, {}).get("response") or {}
+            yield f"{case['value']['method']} {case['value']['path']}", response.get("status_code")
+
+
+def applied_links(events: list[dict]) -> set[str]:
+    return {case["transition"]["id"]
+            for scenario in finished_scenarios(events, "stateful")
+            for case in (scenario["recorder"].get("cases") or {}).values()
+            if case.get("transition") and case.get("is_transition_applied")}
+
+
+def is_a_data_rule(operation: str, status: int, error: dict) -> bool:
+    return any(operation == op and status == code and error.get("code") == name and word in error.get("message", "")
+               for op, code, name, word in DATA_RULES)
+
+
+def test_a_plain_st_run_runs_every_example_and_follows_the_links(cli, servers, insecure_env, tmp_path):
+    server = servers("serve", env=insecure_env)
+    workspace = cli.json("workspace", "create", "Plain", "--plan", "BUSINESS")  # 600 requests a minute
+    key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
+    report = tmp_path / "report"
+    command = [
+        sys.executable, "-m", "schemathesis.cli", "run",
+        "--header", f"Authorization: Bearer {key}", f"{server.url}/v1/openapi.json",
+        "--phases", "examples,stateful",
+        "--report", "ndjson", "--report-dir", str(report), "--no-color",
+    ]
+    env = loopback_guarded({**os.environ, "NO_COLOR": "1"})
+    with AccountsKeptConnected(server.url, key):
+        done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    print(done.stdout)  # the run's summary, shown with `pytest -rP`
+    assert done.returncode in (0, 1), f"st run did not complete:\n{done.stdout}\n{done.stderr}"
+    events = run_report(report)
+
+    # Examples: every operation that takes input ran its examples and passed; only the
+    # operations without input were skipped.
+    examples = {s["recorder"]["label"]: s["status"] for s in finished_scenarios(events, "examples") if s["is_final"] is False}
+    expected = {label: "success" if takes_input(op) else "skip" for label, op in operations().items()}
+    assert examples == expected, done.stdout
+    # And each reached the operation's logic: every example of an operation on no particular
+    # resource was answered with success (the ids in a path's examples name nothing here:
+    # 404). 401 answers the requests the `ignored_auth` check sends without the key.
+    answers = [(label, status) for label, status in example_answers(events) if "{" not in label and status != 401]
+    assert answers and all(200 <= status < 300 for _, status in answers), f"{answers}\n{done.stdout}"
+
+    # Stateful: the run follows the declared links. Which ones, in a run this short, is the
+    # draw's (9 to 14 of 17 over a dozen runs); a third is the floor, and
+    # contracts/test_links.py follows every one of them.
+    followed = declared_links() & applied_links(events)
+    assert len(followed) * 3 >= len(declared_links()), f"links followed: {sorted(followed)}\n{done.stdout}"
+
+    # No failure but a schema-valid request refused by a rule of the data.
+    unexpected = [failure for failure in failed_checks(events)
+                  if failure[0] != "positive_data_acceptance" or not is_a_data_rule(*failure[1:])]
+    assert not unexpected, f"{unexpected}\n{done.stdout}"
+    assert MARK not in server.log(), server.log()[-5000:]

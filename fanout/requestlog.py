@@ -6,9 +6,8 @@ session tokens never reach the logs, and cut to LOGGED_PATH_LIMIT characters.
 
 Each record is one line, whatever a client put in it: the text format escapes control
 characters (a `%0A` in a path cannot start a forged line, a `%E2%80%AE` cannot reverse
-the rest of one) and indents the lines of a
-traceback under its record; the json format (FANOUT_LOG_FORMAT=json) writes one JSON
-object a line.
+the rest of one) and indents the lines of a traceback under its record; the json format
+(FANOUT_LOG_FORMAT=json) writes one JSON object a line.
 """
 from __future__ import annotations
 

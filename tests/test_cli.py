@@ -190,6 +190,7 @@ def test_help_shows_each_options_default(cli, args, defaults):
 
 def test_serve_and_worker_count_threads_and_api_counts_processes():
     parse = build_parser().parse_args
+    assert (parse(["serve"]).threads, parse(["worker"]).threads, parse(["api"]).processes) == (2, 4, 1)
     assert parse(["serve", "--threads", "3"]).threads == 3
     assert parse(["worker", "--threads", "5"]).threads == 5
     assert parse(["api", "--processes", "2"]).processes == 2

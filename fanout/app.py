@@ -35,7 +35,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     # route every request once more on its way through: handlers.docs serves the spec as
     # written, so the stack goes without it.
     middlewares = [m for m in ConnexionMiddleware.default_middlewares if m is not SwaggerUIMiddleware]
-    app = AsyncApp(__name__, specification_dir=str(_spec.ROOT), middlewares=middlewares)
+    app = AsyncApp(__name__, specification_dir=str(_spec.FOLDER), middlewares=middlewares)
     app._middleware_app.api_cls = DecoratedOnceApi
     spec = _spec.load(insecure_urls=settings.insecure_urls)
     # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.

@@ -108,7 +108,7 @@ def cmd_serve(args, settings):
     if applied:
         log.info("applied migrations %s", ", ".join(applied))
     worker = WorkerProcess([
-        sys.executable, "-m", "fanout", "worker", "--workers", str(args.workers), "--parent-pid", str(os.getpid()),
+        sys.executable, "-m", "fanout", "worker", "--threads", str(args.threads), "--parent-pid", str(os.getpid()),
     ])
     _on_stop_signals(_raise_stop)
     try:
@@ -126,7 +126,7 @@ def cmd_api(args, settings):
     metrics_dir.prepare(settings.data_dir, clean=True)  # before _boot imports prometheus_client
     _boot(settings)
     _on_stop_signals(_raise_stop)
-    _serve_api(settings, args.host, args.port, workers=args.workers)
+    _serve_api(settings, args.host, args.port, workers=args.processes)
     return None, None
 
 
@@ -191,7 +191,7 @@ def cmd_worker(args, settings):
 
     # Webhook attempts run on the lane's threads, so publishing never waits behind them.
     rt.lane = threaded_lane(rt).start()
-    consumer = rt.queue.create_consumer(workers=args.workers, worker_type="thread", periodic=True,
+    consumer = rt.queue.create_consumer(workers=args.threads, worker_type="thread", periodic=True,
                                         shutdown_timeout=WORKER_GRACE, max_delay=IDLE_POLL)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
@@ -200,7 +200,7 @@ def cmd_worker(args, settings):
     # Take back at once what a killed worker left behind, rather than at the next minute.
     sweep(rt)
     heartbeat = Heartbeat(rt).start()
-    log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.workers, rt.lane.slots,
+    log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.threads, rt.lane.slots,
              heartbeat.worker_id)
     try:
         consumer.run()
@@ -253,12 +253,26 @@ def _workspace_view(ws) -> dict:
     return {"id": ws.id, "name": ws.name, "plan": ws.plan, "created_at": isoformat(ws.created_at)}
 
 
+def _table(header: tuple[str, ...] | None, rows: list[tuple[str, ...]]) -> str:
+    """`rows` in aligned columns under `header` (None: no header line); the last column is
+    not padded, as it may hold spaces."""
+    lines = ([header] if header else []) + rows
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]) - 1)]
+    return "\n".join("  ".join([*(v.ljust(w) for v, w in zip(line, widths)), line[-1]]) for line in lines)
+
+
 def _workspace_table(rows: list[dict], header: bool = True) -> str:
-    """Workspaces in aligned columns, the same for every command; the name last, as it may hold spaces."""
-    lines = [("ID", "PLAN", "CREATED", "NAME")] if header else []
-    lines += [(w["id"], w["plan"], w["created_at"], w["name"]) for w in rows]
-    widths = [max(len(line[i]) for line in lines) for i in range(3)]
-    return "\n".join("  ".join([*(v.ljust(w) for v, w in zip(line, widths)), line[3]]) for line in lines)
+    """Workspaces in aligned columns, the same for every command; the name last."""
+    return _table(("ID", "PLAN", "CREATED", "NAME") if header else None,
+                  [(w["id"], w["plan"], w["created_at"], w["name"]) for w in rows])
+
+
+def _key_table(rows: list[dict]) -> str:
+    """Keys in aligned columns under a header, like workspaces; never the key strings."""
+    return _table(("ID", "MODE", "PREFIX", "CREATED", "STATUS"), [
+        (k["id"], k["mode"], f"{k['prefix']}…", k["created_at"], f"revoked {k['revoked_at']}" if k["revoked_at"] else "active")
+        for k in rows
+    ])
 
 
 def _key_view(key) -> dict:
@@ -329,11 +343,7 @@ def cmd_key_list(args, settings):
         if Workspace.get_or_none(Workspace.id == args.workspace_id) is None:
             raise NotFound(f"no workspace {args.workspace_id}")
         rows = [_key_view(k) for k in list_keys(args.workspace_id)]
-    text = "\n".join(
-        f"{k['id']}  {k['prefix']}…  {k['mode']:<7}  {'revoked ' + k['revoked_at'] if k['revoked_at'] else 'active'}"
-        for k in rows
-    ) or "no keys"
-    return rows, text
+    return rows, _key_table(rows) if rows else "no keys"
 
 
 def cmd_key_revoke(args, settings):
@@ -349,64 +359,97 @@ def cmd_key_revoke(args, settings):
 # --- parsing -----------------------------------------------------------------------------
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that names each option's default where it has one (not for flags and unset options)."""
+
+    def _get_help_string(self, action):
+        help = action.help or ""
+        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in help:
+            help += " (default: %(default)s)"
+        return help
+
+
+class _Renamed(argparse.Action):
+    """An option's old name, kept working with a warning: `--workers` meant server processes
+    for `api` and threads for `serve` and `worker`, so each now says which."""
+
+    def __init__(self, option_strings, dest, new: str, **kwargs):
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is deprecated and will be removed; use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON value on stdout")
 
-    parser = argparse.ArgumentParser(prog="fanout", description="Fanout: social publishing API")
+    parser = argparse.ArgumentParser(prog="fanout", description="Fanout: social publishing API", formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"fanout {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("serve", parents=[common], help="API + connect pages + a queue worker (embedded default)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=_positive, default=2, help="queue worker threads")
+    def command(parent, name: str, **kwargs) -> argparse.ArgumentParser:
+        return parent.add_parser(name, formatter_class=_HelpFormatter, **kwargs)
+
+    def listener(p, port: int) -> None:
+        p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+        p.add_argument("--port", type=int, default=port, help="port to listen on")
+
+    def threads(p, default: int) -> None:
+        p.add_argument("--threads", type=_positive, default=default, metavar="N", help="queue worker threads")
+        p.add_argument("--workers", type=_positive, dest="threads", action=_Renamed, new="--threads")
+
+    p = command(sub, "serve", parents=[common], help="API + connect pages + a queue worker (embedded default)")
+    listener(p, 8000)
+    threads(p, 2)
     p.set_defaults(fn=cmd_serve)
 
-    p = sub.add_parser("api", parents=[common], help="API processes only")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=_positive, default=1, help="server processes")
+    p = command(sub, "api", parents=[common], help="API processes only")
+    listener(p, 8000)
+    p.add_argument("--processes", type=_positive, default=1, metavar="N", help="API server processes")
+    p.add_argument("--workers", type=_positive, dest="processes", action=_Renamed, new="--processes")
     p.set_defaults(fn=cmd_api)
 
-    p = sub.add_parser("worker", parents=[common], help="queue consumer only")
-    p.add_argument("--workers", type=_positive, default=4, help="worker threads")
+    p = command(sub, "worker", parents=[common], help="queue consumer only")
+    threads(p, 4)
     p.add_argument("--parent-pid", type=int, metavar="PID", help="stop once process PID is no longer this worker's parent (fanout serve passes its own)")
     p.set_defaults(fn=cmd_worker)
 
-    p = sub.add_parser("listen", help="receive webhooks locally, print them and check their signatures")
+    p = command(sub, "listen", help="receive webhooks locally, print them and check their signatures")
     p.add_argument("--json", action="store_true", help="print one JSON object a delivery, a line each")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=9000, help="0 picks a free port (the first line says which)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    p.add_argument("--port", type=int, default=9000, help="port to listen on, 0 for a free one (the first line names it)")
     p.add_argument("--secret", type=_webhook_secret, required=True, metavar="whsec_...",
                    help="the registration's secret, as POST /v1/webhooks returned it")
     p.set_defaults(fn=cmd_listen)
 
-    p = sub.add_parser("migrate", parents=[common], help="create or upgrade the database schema")
+    p = command(sub, "migrate", parents=[common], help="create or upgrade the database schema")
     p.set_defaults(fn=cmd_migrate)
 
-    ws = sub.add_parser("workspace", help="manage workspaces").add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = ws.add_parser("create", parents=[common], help="create a workspace")
-    p.add_argument("name")
-    p.add_argument("--plan", type=str.upper, choices=list(PLANS), default="FREE")
+    ws = command(sub, "workspace", help="manage workspaces").add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = command(ws, "create", parents=[common], help="create a workspace")
+    p.add_argument("name", help="the workspace's name")
+    p.add_argument("--plan", type=str.upper, choices=list(PLANS), default="FREE", help="the workspace's plan")
     p.set_defaults(fn=cmd_workspace_create)
-    p = ws.add_parser("list", parents=[common], help="list workspaces")
+    p = command(ws, "list", parents=[common], help="list workspaces")
     p.set_defaults(fn=cmd_workspace_list)
-    p = ws.add_parser("set-plan", parents=[common], help="change a workspace's plan")
-    p.add_argument("workspace_id")
-    p.add_argument("plan", type=str.upper, choices=list(PLANS))
+    p = command(ws, "set-plan", parents=[common], help="change a workspace's plan")
+    p.add_argument("workspace_id", help="ws_...")
+    p.add_argument("plan", type=str.upper, choices=list(PLANS), help="the new plan")
     p.set_defaults(fn=cmd_workspace_set_plan)
 
-    keys = sub.add_parser("key", help="manage API keys").add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = keys.add_parser("create", parents=[common], help="create a key (printed once)")
-    p.add_argument("workspace_id")
-    p.add_argument("--mode", choices=["live", "sandbox"], required=True)
+    keys = command(sub, "key", help="manage API keys").add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = command(keys, "create", parents=[common], help="create a key (printed once)")
+    p.add_argument("workspace_id", help="ws_...")
+    p.add_argument("--mode", choices=["live", "sandbox"], required=True, help="live keys publish; sandbox keys never call a platform")
     p.set_defaults(fn=cmd_key_create)
-    p = keys.add_parser("list", parents=[common], help="list a workspace's keys (never the key strings)")
-    p.add_argument("workspace_id")
+    p = command(keys, "list", parents=[common], help="list a workspace's keys (never the key strings)")
+    p.add_argument("workspace_id", help="ws_...")
     p.set_defaults(fn=cmd_key_list)
-    p = keys.add_parser("revoke", parents=[common], help="revoke a key; refused from the next request on")
-    p.add_argument("key_id")
+    p = command(keys, "revoke", parents=[common], help="revoke a key; refused from the next request on")
+    p.add_argument("key_id", help="key_...")
     p.set_defaults(fn=cmd_key_revoke)
     return parser
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from .datadir import private_folder
+from .datadir import make_private, private_folder
 from .settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -52,10 +52,17 @@ def parse_keys(value: str) -> list[bytes]:
 
 
 def load_keyring(settings: Settings) -> Keyring:
-    """FANOUT_SECRET_KEY, or a key kept in the data folder (made with mode 600 on first run)."""
+    """FANOUT_SECRET_KEY, or a key kept in the data folder (made with mode 600 on first run).
+
+    A key file left readable by others is made 600 again, even beside FANOUT_SECRET_KEY:
+    it may still decrypt what it encrypted before the key moved.
+    """
+    path = Path(settings.data_dir) / KEY_FILE
+    if path.exists():
+        private_folder(path.parent)  # refused if others could have replaced the key
+        make_private(path)
     if settings.secret_key:
         return Keyring(parse_keys(settings.secret_key))
-    path = Path(settings.data_dir) / KEY_FILE
     if not path.exists():
         _create_key_file(path)
     return Keyring(parse_keys(path.read_text().strip()))

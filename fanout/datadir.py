@@ -6,7 +6,9 @@ before SQLite opens it: SQLite gives a database's -wal, -shm and -journal files 
 database file's mode, so they are private too, whatever the process umask.
 
 A folder that already exists keeps its mode, since an operator may have chosen it for a
-reason; if others can enter it, a warning says so once (README "Security notes").
+reason; if others can enter it, a warning says so once. One that others can write to is
+refused (`UnsafeDataFolder`): whoever can write there can replace the key or a database
+(README "Security notes"). `secret.key` is made private at start like the database files.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import logging
 import os
 import stat
 from pathlib import Path
+
+from .problems import UnsafeDataFolder
 
 log = logging.getLogger(__name__)
 
@@ -25,12 +29,23 @@ _warned: set[Path] = set()
 
 
 def private_folder(path: Path) -> Path:
-    """`path` as a folder, created 0700 (with any missing parents) if it does not exist."""
+    """`path` as a folder, created 0700 (with any missing parents) if it does not exist.
+
+    Raises UnsafeDataFolder if it exists and users other than its owner may write to it.
+    """
     path = Path(path)
     try:
         path.mkdir(mode=FOLDER_MODE, parents=True)
     except FileExistsError:
         mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o022:
+            # Refused rather than changed: the operator made it so, and must judge what
+            # may already have been put there.
+            raise UnsafeDataFolder(
+                f"the data folder {path} has mode {mode:04o}: users other than its owner can write to it, "
+                f"so they could replace the encryption key or a database; `chmod go-w {path}` "
+                f"(or `chmod 700 {path}`) and check what it holds before starting again"
+            )
         if mode & 0o077 and path not in _warned:
             _warned.add(path)
             log.warning(
@@ -55,11 +70,12 @@ def private_file(path: Path) -> Path:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
     except FileExistsError:
         for existing in [path, *(path.with_name(path.name + side) for side in SQLITE_SIDE_FILES)]:
-            _make_private(existing)
+            make_private(existing)
     return path
 
 
-def _make_private(path: Path) -> None:
+def make_private(path: Path) -> None:
+    """Make `path`, if it exists, readable and writable by this user only, with a warning."""
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:

@@ -9,7 +9,7 @@ service records each event where its rule lives, through the methods below:
 - webhook attempts: fanout.tasks.webhooks.attempt;
 - 429s by plan: fanout.throttle.
 
-Several processes (`fanout api --workers N`, `serve` and its worker, `fanout worker`) share
+Several processes (`fanout api --processes N`, `serve` and its worker, `fanout worker`) share
 a folder of metrics files (fanout/metrics_dir.py); a scrape then sums them all. Queue
 depths and worker heartbeats are not recorded by anyone: they are read from the database
 at scrape time (`DatabaseGauges`), once, so they are never multiplied by the number of

@@ -1,6 +1,6 @@
 """The folder where every process sharing a data folder writes its metrics.
 
-prometheus_client sums the processes of `fanout api --workers N`, `fanout serve` and its
+prometheus_client sums the processes of `fanout api --processes N`, `fanout serve` and its
 worker, and `fanout worker` through files in one folder, PROMETHEUS_MULTIPROC_DIR (here
 `<data folder>/metrics`, 0700). It picks that mode when it is first imported, so the
 `fanout` command calls `prepare` before anything imports it; the processes it starts

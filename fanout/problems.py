@@ -135,3 +135,9 @@ class SchemaOutOfDate(CommandFailure):
 
 class NotStarted(CommandFailure):
     code = "not_started"
+
+
+class UnsafeDataFolder(CommandFailure):
+    """A folder holding the key or a database that other users could write to."""
+
+    code = "unsafe_data_folder"

@@ -2,12 +2,12 @@
 
 Every response carries `X-Request-Id`; every log line written while serving a request
 carries the same id. The access log names the path without its query string, so connect
-session tokens never reach the logs.
+session tokens never reach the logs, and cut to LOGGED_PATH_LIMIT characters.
 
 Each record is one line, whatever a client put in it: the text format escapes control
-characters (a `%0A` in a path cannot start a forged line) and indents the lines of a
-traceback under its record; the json format (FANOUT_LOG_FORMAT=json) writes one JSON
-object a line.
+characters (a `%0A` in a path cannot start a forged line, a `%E2%80%AE` cannot reverse
+the rest of one) and indents the lines of a traceback under its record; the json format
+(FANOUT_LOG_FORMAT=json) writes one JSON object a line.
 """
 from __future__ import annotations
 
@@ -27,16 +27,31 @@ access_log = logging.getLogger("fanout.access")
 
 SCOPE_KEY = "fanout.request_id"
 
-# C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the backslash
-# itself, so an escaped line reads back unambiguously.
+# C0 and C1 controls, DEL, the Unicode line and paragraph separators, the bidirectional
+# controls (Unicode's Bidi_Control: a U+202E would show the rest of a line reversed in a
+# terminal or viewer, so a path could pass for another), and the backslash itself, so an
+# escaped line reads back unambiguously.
+BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _ESCAPES = {code: f"\\x{code:02x}" for code in [*range(0x20), *range(0x7F, 0xA0)]}
-_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord("\\"): "\\\\",
-                 0x2028: "\\u2028", 0x2029: "\\u2029"})
+_ESCAPES.update({code: f"\\u{code:04x}" for code in (0x2028, 0x2029, *BIDI_CONTROLS)})
+_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord("\\"): "\\\\"})
+
+# Characters of a path an access line keeps (the request head may be 64 KiB): enough for
+# any path of the spec, with ids, and a line stays short whatever a client sends.
+LOGGED_PATH_LIMIT = 1024
 
 
 def escape(text: str) -> str:
     """`text` on one line: control characters written as escapes."""
     return text.translate(_ESCAPES)
+
+
+def logged_path(path: str | None) -> str | None:
+    """`path` as an access line records it: at most LOGGED_PATH_LIMIT characters, and a
+    cut path says how long it was."""
+    if path is None or len(path) <= LOGGED_PATH_LIMIT:
+        return path
+    return f"{path[:LOGGED_PATH_LIMIT]}… ({len(path)} characters)"
 
 
 def request_id_of(scope) -> str:
@@ -58,6 +73,7 @@ def log_access(request_id: str, *, method: str | None, path: str | None, route: 
                duration_ms: float, workspace_id: str | None = None) -> None:
     """The access line of one request (also of one refused before it reached the app)."""
     token = request_id_var.set(request_id)
+    path = logged_path(path)
     try:
         access_log.info(
             "%s %s %s %.1fms", method or "-", path or "-", status, duration_ms,

@@ -1,4 +1,4 @@
-"""The contract as written (`openapi.yaml`) and as served (`/v1/openapi.json`).
+"""The contract as written (`fanout/openapi.yaml`) and as served (`/v1/openapi.json`).
 
 The served document is the file itself, `$ref`s and named components kept, so a client
 generated from either is the same client. Two things differ: the extensions that only bind
@@ -17,8 +17,10 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
-SPEC = ROOT / "openapi.yaml"
+# Inside the package, so an installed wheel serves it; the repository's root
+# `openapi.yaml` is a symbolic link to it, for readers and tools.
+FOLDER = Path(__file__).resolve().parent
+SPEC = FOLDER / "openapi.yaml"
 
 # The pattern a URL schema has under FANOUT_INSECURE_URLS=1.
 INSECURE_PATTERN = "x-insecure-pattern"

@@ -1,5 +1,5 @@
 """`fanout serve` and its queue worker: the worker is restarted while serve runs, and
-never outlives it.
+never outlives it; nor do the server processes of `fanout api --processes N`.
 
 Serve side: `WorkerProcess` restarts a worker that died, waiting longer each time while it
 keeps dying soon after starting (`Backoff`), and starts none once stopping has begun.
@@ -10,10 +10,15 @@ than using Linux's PR_SET_PDEATHSIG because the death signal follows the *thread
 started the child, not the process (serve restarts its worker from a watcher thread, so
 that thread ending would stop a healthy worker), it is Linux-only, and a worker started
 just as serve died would need the polling check anyway. Two looks a second cost nothing.
+
+Server process side: uvicorn starts the processes of `--processes N` with multiprocessing
+and never tells them when it is gone (each holds both ends of its health pipe, so no EOF
+comes), so `stop_with_spawning_parent` watches the same way.
 """
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -123,6 +128,13 @@ def stop_with_parent(parent_pid: int | None, *, poll: float = POLL, grace: float
     if parent_pid is None:
         return
     threading.Thread(target=_watch_parent, args=(parent_pid, poll, grace), daemon=True, name="parent-watch").start()
+
+
+def stop_with_spawning_parent(*, poll: float = POLL, grace: float = ORPHAN_GRACE) -> None:
+    """`stop_with_parent` for a process that multiprocessing started (its parent is known
+    to it); nothing for any other, which may be meant to outlive whoever started it."""
+    parent = multiprocessing.parent_process()
+    stop_with_parent(parent.pid if parent is not None else None, poll=poll, grace=grace)
 
 
 def _watch_parent(parent_pid: int, poll: float, grace: float) -> None:

@@ -589,7 +589,7 @@ def stop_server(server: Server) -> None:
 def start_worker(env: dict, log_path: Path, threads: int = 2) -> subprocess.Popen:
     """A `fanout worker` process with `threads` worker threads, logging to `log_path`."""
     log_file = open(log_path, "ab")
-    return subprocess.Popen([sys.executable, "-m", "fanout", "worker", "--workers", str(threads)], env=env,
+    return subprocess.Popen([sys.executable, "-m", "fanout", "worker", "--threads", str(threads)], env=env,
                             stdout=log_file, stderr=subprocess.STDOUT)
 
 

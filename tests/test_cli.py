@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from fanout.cli import build_parser
+
 
 def test_workspace_create_prints_one_json_value(cli):
     ws = cli.json("workspace", "create", "Acme Inc")
@@ -157,3 +159,49 @@ def test_workspace_create_and_list_print_the_same_columns_and_list_has_a_header(
     header, row = cli("workspace", "list").stdout.splitlines()
     assert header.split() == ["ID", "PLAN", "CREATED", "NAME"]
     assert row.split() == created.split()
+
+
+def test_key_list_has_a_header_and_aligned_columns_like_workspace_list(cli):
+    ws = cli.json("workspace", "create", "A", "--plan", "PRO")
+    live = cli.json("key", "create", ws["id"], "--mode", "live")
+    sandbox = cli.json("key", "create", ws["id"], "--mode", "sandbox")
+    revoked = cli.json("key", "revoke", live["id"])
+    header, *rows = cli("key", "list", ws["id"]).stdout.splitlines()
+    assert header.split() == ["ID", "MODE", "PREFIX", "CREATED", "STATUS"]
+    cells = {row.split()[0]: row.split() for row in rows}
+    assert cells[live["id"]][1] == "live" and cells[live["id"]][4:] == ["revoked", revoked["revoked_at"]]
+    assert cells[sandbox["id"]][1] == "sandbox" and cells[sandbox["id"]][4:] == ["active"]
+    assert {row.index(cells[row.split()[0]][2]) for row in rows} == {header.index("PREFIX")}
+    assert {row.index(cells[row.split()[0]][4]) for row in rows} == {header.index("STATUS")}
+
+
+@pytest.mark.parametrize("args, defaults", [
+    (("serve",), ["--host HOST  address to listen on (default: 127.0.0.1)", "(default: 8000)", "(default: 2)"]),
+    (("api",), ["(default: 127.0.0.1)", "(default: 8000)", "API server processes (default: 1)"]),
+    (("worker",), ["queue worker threads (default: 4)"]),
+    (("listen",), ["(default: 9000)"]),
+    (("workspace", "create"), ["(default: FREE)"]),
+], ids=["serve", "api", "worker", "listen", "workspace-create"])
+def test_help_shows_each_options_default(cli, args, defaults):
+    shown = " ".join(cli(*args, "--help").stdout.split())
+    for default in defaults:
+        assert " ".join(default.split()) in shown
+
+
+def test_serve_and_worker_count_threads_and_api_counts_processes():
+    parse = build_parser().parse_args
+    assert (parse(["serve"]).threads, parse(["worker"]).threads, parse(["api"]).processes) == (2, 4, 1)
+    assert parse(["serve", "--threads", "3"]).threads == 3
+    assert parse(["worker", "--threads", "5"]).threads == 5
+    assert parse(["api", "--processes", "2"]).processes == 2
+
+
+@pytest.mark.parametrize("command, new_name", [("serve", "threads"), ("worker", "threads"), ("api", "processes")])
+def test_the_old_workers_option_keeps_its_meaning_with_a_warning(capsys, command, new_name):
+    assert getattr(build_parser().parse_args([command, "--workers", "3"]), new_name) == 3
+    assert capsys.readouterr().err == f"fanout {command}: --workers is deprecated and will be removed; use --{new_name}\n"
+
+
+@pytest.mark.parametrize("command", ["serve", "api", "worker"])
+def test_help_no_longer_names_the_workers_option(cli, command):
+    assert "--workers" not in cli(command, "--help").stdout

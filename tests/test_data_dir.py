@@ -3,6 +3,9 @@ import logging
 import stat
 import time
 
+import pytest
+from cryptography.fernet import Fernet
+
 from fanout.app import boot
 from fanout.datadir import private_file
 from fanout.models import db
@@ -10,7 +13,7 @@ from fanout.models.schema import migrate
 from fanout.ratelimit import open_store
 from fanout.settings import Settings
 
-from .conftest import EXTERNAL_DATABASE_URL, EXTERNAL_QUEUE_URL
+from .conftest import EXTERNAL_DATABASE_URL, EXTERNAL_QUEUE_URL, free_port
 
 
 def mode(path) -> int:
@@ -59,3 +62,35 @@ def test_files_an_older_version_left_readable_are_made_private(tmp_path):
         path.chmod(0o644)
     private_file(old)
     assert mode(old) == mode(tmp_path / "fanout.db-wal") == 0o600
+
+
+def own_data_folder(cli, path):
+    """`cli` with its data folder at `path` and the key kept there, not in FANOUT_SECRET_KEY."""
+    cli.env["FANOUT_DATA_DIR"] = str(path)
+    del cli.env["FANOUT_SECRET_KEY"]
+    return path
+
+
+def test_a_key_file_left_readable_by_others_is_made_private_at_start(cli, tmp_path):
+    data = own_data_folder(cli, tmp_path / "data")
+    data.mkdir(mode=0o700)
+    key = data / "secret.key"
+    key.write_bytes(Fernet.generate_key())
+    key.chmod(0o644)
+    cli("migrate")
+    assert mode(key) == 0o600
+
+
+@pytest.mark.parametrize("command, folder_mode", [
+    ("migrate", 0o777), ("migrate", 0o770), ("migrate", 0o1777), ("serve", 0o757), ("worker", 0o707)],
+    ids=lambda value: f"{value:04o}" if isinstance(value, int) else value)
+def test_a_data_folder_others_can_write_to_is_refused_saying_how_to_fix_it(cli, tmp_path, command, folder_mode):
+    data = own_data_folder(cli, tmp_path / "data")
+    data.mkdir()
+    data.chmod(folder_mode)
+    args = ["--port", str(free_port())] if command == "serve" else []
+    refused = cli(command, *args, check=False)
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines()[-1].startswith(f"fanout: the data folder {data} has mode {folder_mode:04o}: ")
+    assert f"`chmod go-w {data}`" in refused.stderr
+    assert list(data.iterdir()) == []

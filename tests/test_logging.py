@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -81,6 +82,27 @@ def test_control_characters_in_a_path_are_escaped(client, auth, log_lines):
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in line)
 
 
+# Unicode's Bidi_Control characters: ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI.
+BIDI = ["\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
+        "\u2066", "\u2067", "\u2068", "\u2069"]
+
+
+def test_bidirectional_controls_in_a_path_are_escaped(client, auth, log_lines):
+    log_lines.configure("text")
+    client.get("/v1/" + "".join(f"{i}{quote(c)}" for i, c in enumerate(BIDI)) + "/txt.exe", headers=auth)
+    [line] = [line for line in log_lines.read() if " fanout.access [" in line]
+    assert "/v1/" + "".join(f"{i}\\u{ord(c):04x}" for i, c in enumerate(BIDI)) + "/txt.exe 404" in line
+    assert not set(line) & set(BIDI)
+
+
+def test_a_long_path_is_cut_in_the_access_line(client, auth, log_lines):
+    log_lines.configure("text")
+    client.get("/v1/" + "a" * 20_000, headers=auth)
+    [line] = [line for line in log_lines.read() if " fanout.access [" in line]
+    assert f" GET /v1/{'a' * 1020}… (20004 characters) 404 " in line
+    assert len(line) < 1200
+
+
 def test_a_traceback_is_indented_under_its_record(client, auth, rt, log_lines):
     log_lines.configure("text")
     crash_on_webhooks(rt, "resolver exploded\n" + FORGED)
@@ -119,6 +141,13 @@ def test_json_access_lines_of_unauthenticated_and_unknown_requests(client, log_l
     first, second = [r for r in records(log_lines.read()) if r["logger"] == "fanout.access"]
     assert (first["route"], first["status"], first["workspace_id"]) == ("/v1/accounts", 401, None)
     assert (second["route"], second["status"], second["path"]) == (None, 404, "/v1/nothing\n")
+
+
+def test_json_access_lines_cut_a_long_path(client, auth, log_lines):
+    log_lines.configure("json")
+    client.get("/v1/" + "a" * 20_000, headers=auth)
+    [access] = [r for r in records(log_lines.read()) if r["logger"] == "fanout.access"]
+    assert access["path"] == f"/v1/{'a' * 1020}… (20004 characters)"
 
 
 def test_json_records_carry_time_level_logger_request_id_message_and_exception(client, auth, rt, log_lines):

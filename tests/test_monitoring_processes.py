@@ -1,5 +1,5 @@
 """Readiness and metrics across real processes: `fanout serve` and its worker, `fanout api
---workers 2`, a `fanout worker` beside a `fanout api`, all sharing a data folder."""
+--processes 2`, a `fanout worker` beside a `fanout api`, all sharing a data folder."""
 import signal
 import stat
 import subprocess
@@ -81,7 +81,7 @@ def test_two_api_processes_are_summed_and_the_folder_starts_clean(servers, tmp_p
     leftover = folder / f"counter_{pid_of_a_finished_process()}.db"
     MmapedDict(str(leftover)).close()  # what a process of an earlier run left behind
 
-    server = servers("api", args=("--workers", "2"))
+    server = servers("api", args=("--processes", "2"))
     assert not leftover.exists()
 
     sent = 0

@@ -74,3 +74,9 @@ def test_serve_runs_migrations_the_api_and_a_queue_worker(servers, process_env, 
     stop_server(srv)
     assert srv.proc.returncode == 0
     assert "Consumer exiting" in srv.log()
+
+
+def test_serve_threads_sets_its_queue_workers_threads(servers, process_env):
+    srv = servers("serve", process_env, args=("--threads", "3"))
+    wait_for(lambda: "queue worker running" in srv.log(), 20, "the queue worker")
+    assert "queue worker running with 3 thread(s)" in srv.log()

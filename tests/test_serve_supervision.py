@@ -50,6 +50,44 @@ def test_a_worker_whose_serve_was_killed_exits_within_10_s(servers, process_env)
     wait_for(lambda: not running(worker_pid), 10, "the orphaned worker to exit")
 
 
+def children_of(pid: int) -> set[int]:
+    """The pids of the live processes whose parent is `pid`."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            found.add(int(stat.parent.name))
+    return found
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as a server binding it would
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen()
+        except OSError:
+            return False
+    return True
+
+
+def test_the_server_processes_of_a_killed_api_exit_within_10_s_and_free_the_port(servers):
+    srv = servers("api", args=("--processes", "2"))
+    port = int(srv.url.rsplit(":", 1)[1])
+    children = wait_for(lambda: len(children_of(srv.proc.pid)) >= 2 and children_of(srv.proc.pid), 30, "two server processes")
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait()
+    try:
+        wait_for(lambda: not any(running(pid) for pid in children), 10, "the orphaned server processes to exit")
+        assert port_is_free(port)
+    finally:
+        for pid in filter(running, children):  # none, unless the test failed
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_serve_on_a_busy_port_exits_1_with_a_one_line_reason(cli):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

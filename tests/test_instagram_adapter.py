@@ -73,6 +73,15 @@ def posts(emulator) -> list:
     return emulator.posts[USER_ID]
 
 
+def seconds(*values: float) -> list[dt.timedelta]:
+    return [dt.timedelta(seconds=v) for v in values]
+
+
+def waits(results) -> list[dt.timedelta]:
+    """When each Wait asked to be called again, from START."""
+    return [r.until - START for r in results if isinstance(r, Wait)]
+
+
 CREATE = ("POST", rf"/{USER_ID}/media$")
 PUBLISH = ("POST", r"/media_publish$")
 
@@ -103,11 +112,14 @@ def test_an_image_post_may_have_no_caption(step, job, clocks, emulator, media):
 
 def test_a_video_is_a_reel_waited_for_by_scheduled_steps_then_published(step, job, clocks, emulator, media):
     first = instagram.publish(step(), job("a reel", video(media)))
-    assert isinstance(first, Wait) and first.until == START + instagram.POLL
+    assert isinstance(first, Wait)
     assert emulator.calls_to(*CREATE)[0].body["media_type"] == "REELS"
     assert posts(emulator) == []
+    # The emulator processes a video in 30 s: read again 1, 3, 7, 15 and 30 s after it was made.
     clocks.to(first.until)
-    done = instagram.publish(step(), dataclasses.replace(job("a reel", video(media)), state=first.state))
+    done, results, _ = publish_to_the_end(step, dataclasses.replace(job("a reel", video(media)), state=first.state),
+                                          clocks)
+    assert waits([first, *results]) == seconds(1, 3, 7, 15, 30)
     [post] = posts(emulator)
     assert done.outcome.external_url == post.permalink and "/reel/" in post.permalink
 
@@ -137,7 +149,8 @@ def test_a_container_not_finished_within_the_window_fails_container_expired(step
     done, results, _ = publish_to_the_end(make, job("a reel", video(media)), clocks)
     assert done.outcome.error_code == "container_expired" and "300 s" in done.outcome.error_message
     assert all(isinstance(r, Wait) for r in results[:-1])
-    assert [r.until - START for r in results[:-1]] == [dt.timedelta(seconds=60 * n) for n in range(1, 6)]
+    # Growing to Meta's "once per minute", the last read at the window's end.
+    assert waits(results) == seconds(1, 3, 7, 15, 30, 60, 120, 180, 240, 300)
     assert emulator.calls_to(*PUBLISH) == [] and posts(emulator) == []
 
 
@@ -243,7 +256,7 @@ def test_the_quota_is_read_again_before_publishing(step, job, clocks, emulator, 
     first = instagram.publish(step(), job("a reel", video(media)))  # waits while the video is processed
     emulator.set_quota(0)
     clocks.to(first.until)
-    done = instagram.publish(step(), dataclasses.replace(job("a reel", video(media)), state=first.state))
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(job("a reel", video(media)), state=first.state), clocks)
     assert done.outcome.error_code == "platform_rate_limited" and emulator.calls_to(*PUBLISH) == []
 
 
@@ -379,10 +392,21 @@ def test_each_container_outcome_ends_in_its_target_code(step, job, clocks, emula
 def test_a_container_not_ready_for_publishing_is_polled_again_then_published(step, job, clocks, emulator, media):
     emulator.fail(*PUBLISH, 400, graph_error(9007, "The media is not ready for publishing", 2207027))
     first = instagram.publish(step(), job("patience", image(media)))
-    assert isinstance(first, Wait) and first.until == START + instagram.POLL
+    assert isinstance(first, Wait) and first.until == START + dt.timedelta(seconds=1)  # the schedule's first read
     done, _, _ = publish_to_the_end(step, dataclasses.replace(job("patience", image(media)), state=first.state),
                                     clocks)
     assert done.outcome.published and len(posts(emulator)) == 1
+
+
+def test_a_publish_refused_as_not_ready_is_tried_within_the_window_then_fails_container_expired(
+        step, job, clocks, emulator, media, settings):
+    emulator.fail(*PUBLISH, 400, graph_error(9007, "The media is not ready for publishing", 2207027), times=None)
+    short = dataclasses.replace(settings, instagram_container_window=5)
+    make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
+    done, results, _ = publish_to_the_end(make, job("never ready", image(media)), clocks)
+    assert waits(results) == seconds(1, 3, 5)
+    assert done.outcome.error_code == "container_expired" and "within 5 s" in done.outcome.error_message
+    assert posts(emulator) == []
 
 
 def test_a_container_said_not_to_exist_is_tried_twice_more_then_fails_container_expired(

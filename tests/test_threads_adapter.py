@@ -43,6 +43,8 @@ def emulator(threads_server):
     threads_server.reset()
     threads_server.set_clock(START)
     threads_server.publish_quota = 250
+    for media_type, seconds in ThreadsEmulator.DEFAULT_PROCESSING.items():  # reset() keeps them
+        threads_server.set_processing_time(media_type, seconds)
     yield threads_server
     assert not threads_server.errors, threads_server.errors[0]
 
@@ -96,16 +98,39 @@ def test_an_image_post_may_have_no_caption(step, job, clocks, emulator, media):
     assert done.outcome.external_url == post.permalink and post.text == ""
 
 
+def seconds(*values: float) -> list[dt.timedelta]:
+    return [dt.timedelta(seconds=v) for v in values]
+
+
+def waits(results) -> list[dt.timedelta]:
+    """When each Wait asked to be called again, from START."""
+    return [r.until - START for r in results if isinstance(r, Wait)]
+
+
+def status_reads(emulator) -> int:
+    return len([c for c in emulator.calls if c.method == "GET" and c.query.get("fields") == "status,error_message"])
+
+
 def test_a_video_is_waited_for_then_published(step, job, clocks, emulator, media):
     first = threads.publish(step(), job("a clip", video(media)))
-    assert isinstance(first, Wait) and first.until == START + threads.POLL
+    assert isinstance(first, Wait)
     [container] = emulator.containers.values()
     assert container.status == "IN_PROGRESS" and first.state["container"]["id"] == container.id
     assert posts(emulator) == []
-    clocks.to(first.until)  # the emulator processes a video in 30 s
-    done = threads.publish(step(), dataclasses.replace(job("a clip", video(media)), state=first.state))
+    # The emulator processes a video in 30 s: read again 1, 3, 7, 15 and 30 s after it was made.
+    clocks.to(first.until)
+    done, results, _ = publish_to_the_end(step, dataclasses.replace(job("a clip", video(media)), state=first.state),
+                                          clocks)
+    assert waits([first, *results]) == seconds(1, 3, 7, 15, 30)
     [post] = posts(emulator)
     assert done.outcome.external_url == post.permalink and post.media_type == "VIDEO"
+
+
+def test_a_container_ready_after_3_s_is_published_at_the_check_3_s_after_it_was_made(step, job, clocks, emulator):
+    emulator.set_processing_time("TEXT", 3)
+    done, results, _ = publish_to_the_end(step, job("a few seconds"), clocks)
+    assert done.outcome.published and len(posts(emulator)) == 1
+    assert waits(results) == seconds(1, 3) and status_reads(emulator) == 3
 
 
 def test_a_carousel_is_its_items_then_the_parent(step, job, clocks, emulator, media):
@@ -137,7 +162,21 @@ def test_the_window_is_the_setting(step, job, clocks, emulator, media, settings)
     make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
     done, results, _ = publish_to_the_end(make, job("a clip", video(media)), clocks)
     assert done.outcome.error_code == "container_expired"
-    assert [r.until for r in results[:-1]] == [START + dt.timedelta(seconds=30), START + dt.timedelta(seconds=45)]
+    assert waits(results) == seconds(1, 3, 7, 15, 30, 45)
+
+
+def test_a_status_read_failing_is_retried_within_the_window_then_the_container_expired(
+        step, job, clocks, emulator, settings):
+    emulator.force_next_container("IN_PROGRESS")
+    emulator.fail("GET", r"^/v1\.0/\d+$", 503, "busy", times=None)  # every read of the container
+    short = dataclasses.replace(settings, threads_container_window=5)
+    make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
+    done, results, _ = publish_to_the_end(make, job("unlucky"), clocks)
+    [retry] = results[:-1]
+    assert isinstance(retry, Retry) and retry.after == retry.deadline == START + dt.timedelta(seconds=5)
+    assert done.outcome.error_code == "container_expired" and "within 5 s (" in done.outcome.error_message
+    assert clocks.ours.now == START + dt.timedelta(seconds=5)
+    assert emulator.calls_to("POST", "/threads_publish$") == [] and posts(emulator) == []
 
 
 # --- never twice -----------------------------------------------------------------------------

@@ -6,12 +6,14 @@ token refresh an auth error earns), the container window, and never twice when a
 dies at any call boundary (docs/architecture.md#never-twice)."""
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import json
 
 import pytest
 import requests
 
-from fanout.models import Account, db
+from fanout.models import Account, Target, db
 from fanout.tasks import publishing, tokens
 
 from .conftest import run_queue
@@ -151,6 +153,26 @@ def test_a_container_never_ready_in_the_window_fails_while_the_other_target_publ
     targets = read(live, headers, post["id"])["targets"]
     assert [(t["status"], t["error_code"]) for t in targets] == [("failed", "container_expired"), ("published", None)]
     assert read(live, headers, post["id"])["status"] == "partial"
+
+
+def test_a_container_whose_status_cannot_be_read_fails_container_expired_at_the_end_of_its_window(
+        live, headers, account, emulator, rt, clock):
+    rt.settings = dataclasses.replace(rt.settings, threads_container_window=5)
+    emulator.force_next_container("IN_PROGRESS")
+    emulator.fail("GET", r"^/v1\.0/\d+$", 503, "busy", times=None)  # every read of the container
+    post = upload(live, headers, "unlucky")
+    run_queue(rt, clock)
+    [target] = read(live, headers, post["id"])["targets"]
+    with db.connection_context():
+        parked = Target.get_by_id(target["id"])
+    # Retried at the window's end, not after the engine's usual 30 s backoff.
+    assert parked.status == "processing" and parked.next_check_at == clock.now + dt.timedelta(seconds=5)
+    clock.advance(seconds=5)
+    emulator.advance(5)
+    run_queue(rt, clock)
+    [target] = read(live, headers, post["id"])["targets"]
+    assert (target["status"], target["error_code"]) == ("failed", "container_expired")
+    assert "within 5 s" in target["error_message"] and posts(emulator) == []
 
 
 class WorkerKilled(BaseException):

@@ -212,6 +212,30 @@ def test_a_post_awaiting_moderation_gets_its_url_once_public(step, job, clocks, 
     assert any(isinstance(r, Wait) and r.until - clocks.ours.now <= dt.timedelta(seconds=60) for r in results)
 
 
+def waits(results, since: dt.datetime) -> list[dt.timedelta]:
+    """When each Wait asked to be called again, from `since`."""
+    return [r.until - since for r in results if isinstance(r, Wait)]
+
+
+def seconds(*values: float) -> list[dt.timedelta]:
+    return [dt.timedelta(seconds=v) for v in values]
+
+
+def test_the_status_is_read_1_3_and_7_s_after_the_post_started(step, job, clocks, emulator, media):
+    done, results, _ = publish_to_the_end(step, job("a clip", video(media)), clocks)  # processed in 5 s
+    assert done.outcome.published
+    assert waits(results, START) == seconds(1, 3, 7)
+    assert len(emulator.calls_to("POST", STATUS)) == 4
+
+
+def test_a_post_awaiting_moderation_is_read_on_the_growing_schedule_then_once_a_minute(
+        step, job, clocks, emulator, media):
+    emulator.set_processing_time(0, moderation_seconds=150)
+    done, results, _ = publish_to_the_end(step, job("moderated", video(media)), clocks)
+    assert done.outcome.external_url.endswith(f"/video/{posts(emulator)[0].post_id}")
+    assert waits(results, START) == seconds(1, 3, 7, 15, 30, 60, 120, 180)
+
+
 def test_a_post_never_made_public_is_settled_published_without_a_url(step, job, clocks, emulator, media):
     emulator.set_processing_time(5, moderation_seconds=10 ** 6)
     done, _, _ = publish_to_the_end(step, job("in moderation", video(media)), clocks, steps=60)

@@ -26,6 +26,7 @@ from .conftest import FakeResolver
 from .emulators.clock import EmulatorClock
 from .emulators.media_server import sample_media_server
 from .emulators.x import XEmulator
+from .emulators.x_media import DEFAULT_PROCESSING
 from .media_files import gif, mp4
 
 START = dt.datetime(2026, 11, 22, 10, 0)
@@ -45,6 +46,8 @@ def emulator(x_server):
     x_server.reset()
     x_server.set_clock(START)
     x_server.consent_as(USER_ID)
+    for category, seconds in DEFAULT_PROCESSING.items():  # reset() keeps them
+        x_server.set_processing_time(category, seconds)
     yield x_server
     assert not x_server.errors, x_server.errors[0]
 
@@ -131,6 +134,30 @@ def test_a_video_is_uploaded_in_chunks_waited_for_then_posted(step, job, clocks,
     [post] = posts(emulator)
     assert done.outcome.published and len(post.media_ids) == 1
     assert emulator.calls_to("GET", r"/2/media/upload$")  # STATUS read by scheduled steps
+
+
+def waits(results) -> list[dt.timedelta]:
+    """When each Wait asked to be called again, from START."""
+    return [r.until - START for r in results if isinstance(r, Wait)]
+
+
+def seconds(*values: float) -> list[dt.timedelta]:
+    return [dt.timedelta(seconds=v) for v in values]
+
+
+def test_processing_media_is_read_again_when_x_says_but_at_least_once_a_minute(step, job, clocks, emulator, media):
+    emulator.set_processing_time("tweet_video", 200)  # X says how long is left: 199 s after the first second
+    done, results, _ = publish_to_the_end(step, job("a slow clip", video(media, "long.mp4")), clocks)
+    assert done.outcome.published
+    assert waits(results) == seconds(1, 61, 121, 181, 200)
+
+
+def test_processing_media_x_gives_no_time_for_is_read_on_the_growing_schedule(step, job, clocks, emulator, media):
+    emulator.fail("GET", r"/2/media/upload$", 200, {"data": {"processing_info": {"state": "in_progress"}}}, times=3)
+    done, results, _ = publish_to_the_end(step, job("a clip", video(media, "long.mp4")), clocks)
+    assert done.outcome.published
+    # Finalize said 1 s; then 3, 7 and 15 s after the upload (done in 10 s: read at 15).
+    assert waits(results) == seconds(1, 3, 7, 15)
 
 
 def test_an_animated_gif_goes_by_the_chunked_flow_as_tweet_gif(step, job, clocks, emulator, media):

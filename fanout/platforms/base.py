@@ -11,9 +11,10 @@ or a few platform calls) and answers:
 - `Done(outcome)`: the target is settled, published or failed;
 - `Wait(until, state)`: the platform is working (a container processing); call again at
   `until` with `state`;
-- `Retry(after, state, reason)`: a transient failure before anything was created, or an
-  ambiguous one after which the next step must read back what exists; the engine bounds
-  how many retries a target gets.
+- `Retry(after, state, reason, deadline)`: a transient failure before anything was
+  created, or an ambiguous one after which the next step must read back what exists; the
+  engine bounds how many retries a target gets, and spaces them out, never past
+  `deadline` when there is one (the end of a platform's window).
 A worker thread never sleeps between steps: a scheduled task or the sweeper runs the next.
 """
 from __future__ import annotations
@@ -64,6 +65,9 @@ class Retry:
     after: _dt.datetime
     state: State
     reason: str
+    # The latest the next step may come (a container's window ends): the engine's backoff
+    # stops there, and the step then settles what the window's end means.
+    deadline: _dt.datetime | None = None
 
 
 Result = Done | Wait | Retry

@@ -9,8 +9,9 @@ parameters:
 1. create the container: one for a single post; for a carousel, one per item
    (`is_carousel_item`) and then the parent (`CAROUSEL` with `children`);
 2. read each container's status until it is FINISHED, returning `Wait` in between (a
-   video is processed for a while), and fail `container_expired` past the platform's
-   window (a setting, counted from the container's creation);
+   video is processed for a while) on the schedule of fanout/platforms/polling.py, and
+   fail `container_expired` once the platform's window is over (a setting, counted from
+   the container's creation): no wait and no retry of a read goes past it;
 3. read the publishing limit, then publish the container;
 4. read the post's permalink: `Done(Outcome(external_url=permalink))`.
 
@@ -32,6 +33,7 @@ from urllib.parse import quote
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import EXPIRED, RATE, UNKNOWN, Rule, classify, number, scrub
+from .polling import next_check
 
 # Not a failure: the container is not ready to publish yet; poll it again.
 NOT_READY = "not_ready"
@@ -135,7 +137,7 @@ class Containers:
     - `creating`: the creating call that may be in flight: `item:<i>`, `container` or `publish`;
     - `items`: carousel item containers, in the media's order: {id, created_at, ready};
     - `container`: the container to publish (the single one, or the carousel's parent):
-      {id, created_at, ready};
+      {id, created_at, ready, published?} (`published`: its status said so);
     - `post`: the published post's id; `lookups`: how often recent posts were searched;
     - `repeats`: calls repeated on a row's advice (`Rule.repeats`).
     """
@@ -148,7 +150,7 @@ class Containers:
     limit_edge: str
     caption_field: str  # a listed post's text
     status_fields: str  # what a container's status is read with
-    poll: _dt.timedelta  # between two reads of a processing container
+    poll: _dt.timedelta  # the longest wait between two reads of a processing container
     quota_first: bool = False  # read the publishing limit before creating anything too
 
     def __init__(self, step: Step, job: Job, api: str, window: _dt.timedelta):
@@ -303,7 +305,7 @@ class Containers:
         self.state["lookups"] = self.state.get("lookups", 0) + 1
         if self.state["lookups"] >= LOOKUPS:
             return Done(Outcome())
-        return self.retry(reason)
+        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
 
     # -- containers
 
@@ -318,7 +320,9 @@ class Containers:
         body = self.send_creating(marker, f"{self.api}/{self.user}/{self.media_edge}", params)
         if not body.get("id"):
             raise Stop(failed(UNKNOWN, f"{self.title} created a container without an id"))
-        return {"id": str(body["id"]), "created_at": self.now.isoformat(), "ready": False}
+        # Its processing started before this answer came, never after: the checks counted
+        # from now find it done as soon as it can be.
+        return {"id": str(body["id"]), "created_at": self.step.now().isoformat(), "ready": False}
 
     def until_ready(self, container: dict, body: Mapping[str, Any] | None = None) -> Wait | None:
         """None once the container is FINISHED; a Wait while it is processing; raises Stop
@@ -332,14 +336,36 @@ class Containers:
             container["ready"] = True
             return None
         if status == "PUBLISHED":
+            container["published"] = True  # from here on it is out: its window no longer applies
             raise Stop(self.recover_post())
         if status in ("EXPIRED", "ERROR"):
             raise Stop(Done(outcome_of(self.title, self.mapping, self.container_answer(body))[1]))
-        deadline = _dt.datetime.fromisoformat(container["created_at"]) + self.window
+        return self.wait_for(container)
+
+    def wait_for(self, container: dict) -> Wait:
+        """The next read of a container that is not ready, on the schedule, within its window;
+        raises Stop with container_expired once the window is over."""
+        created = _dt.datetime.fromisoformat(container["created_at"])
+        deadline = created + self.window
         if self.now >= deadline:
-            seconds = int(self.window.total_seconds())
-            raise Stop(failed(EXPIRED, f"{self.title} did not finish processing the container within {seconds} s"))
-        return Wait(until=min(self.now + self.poll, deadline), state=self.snapshot())
+            raise Stop(self.expired())
+        return Wait(until=next_check(created, self.now, most=self.poll, deadline=deadline), state=self.snapshot())
+
+    def window_end(self) -> _dt.datetime | None:
+        """The end of the window of the containers still waited for; None when none is, or
+        once the publish may have been sent (a post that may exist never expires)."""
+        if self.state.get("post") or self.state.get("creating") == "publish":
+            return None
+        waited = [c for c in (*self.state.get("items", ()), self.state.get("container"))
+                  if c and not (c.get("ready") or c.get("published"))]
+        if not waited:
+            return None
+        return min(_dt.datetime.fromisoformat(c["created_at"]) for c in waited) + self.window
+
+    def expired(self, reason: str | None = None) -> Done:
+        seconds = int(self.window.total_seconds())
+        because = f" ({reason})" if reason else ""
+        return failed(EXPIRED, f"{self.title} did not finish processing the container within {seconds} s{because}")
 
     def check_quota(self, *, read: bool) -> None:
         """Stops with platform_rate_limited when the account has used its daily posts: as the
@@ -406,8 +432,10 @@ class Containers:
         answer = read_answer(response, self.job.access_token)
         rule, outcome = outcome_of(self.title, self.mapping, answer)
         if rule is not None and rule.code == NOT_READY and "container" in self.state:
+            # Refused, so not published: read the container again on its schedule, within
+            # its window (the next step reconciles the publish marker first).
             self.state["container"]["ready"] = False
-            raise Stop(Wait(until=self.now + self.poll, state=self.snapshot()))
+            raise Stop(self.wait_for(self.state["container"]))
         if rule is not None and rule.repeats and self.state.get("repeats", 0) < rule.repeats:
             self.state["repeats"] = self.state.get("repeats", 0) + 1
             raise Stop(self.retry(outcome.error_message or answer.raw))
@@ -424,8 +452,16 @@ class Containers:
         """A copy of the state as the engine stores it (JSON)."""
         return json.loads(json.dumps(self.state))
 
-    def retry(self, reason: str) -> Retry:
-        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+    def retry(self, reason: str) -> Result:
+        """A transient failure: the step again later. While containers are waited for, not
+        past their window: once it is over, they expired."""
+        deadline = self.window_end()
+        if deadline is None:
+            return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+        if self.now >= deadline:
+            return self.expired(reason)
+        return Retry(after=min(self.now + RETRY_AFTER, deadline), state=self.snapshot(), reason=reason,
+                     deadline=deadline)
 
 
 def platform_time(value: Any) -> _dt.datetime | None:

@@ -41,7 +41,8 @@ TITLE = "Instagram"
 # The platform's own `content_publishing_limit` decides whenever it answers; this is the
 # cap when it does not.
 DAILY_POSTS = 50
-# Meta: "query a container's status once per minute". Images are ready at once.
+# Meta: "query a container's status once per minute": the pace the checks grow to
+# (fanout/platforms/polling.py); the first come within seconds, images being ready at once.
 POLL = _dt.timedelta(seconds=60)
 # Long-lived tokens last 60 days from their grant or refresh and may be refreshed once a
 # day old: a week before the end is day 53, with room for several failed attempts.

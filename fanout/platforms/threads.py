@@ -31,7 +31,9 @@ TITLE = "Threads"
 
 # 250 API-published posts per profile in a rolling 24 h (a carousel counts one).
 DAILY_POSTS = 250
-# Meta suggests waiting about 30 s before publishing a container, and polling once a minute.
+# Meta suggests waiting about 30 s before publishing a container, and polling once a
+# minute: the checks grow to one every 30 s (fanout/platforms/polling.py), the first
+# within seconds, a text or an image being ready at once or nearly.
 POLL = _dt.timedelta(seconds=30)
 # Long-lived tokens last 60 days and can be refreshed once a day old: a week before the end
 # leaves room for several failed attempts.

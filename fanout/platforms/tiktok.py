@@ -38,6 +38,7 @@ from .base import (
 )
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNVERIFIED, Rule, classify, number, scrub
+from .polling import next_check
 from .rules import RULES
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
@@ -63,7 +64,8 @@ CHUNK = 10 * MB
 READ_BLOCK = 64 * 1024  # what one read of a chunk's body takes from the file
 # Access tokens last 24 hours (2 in newer documentation): refresh half an hour before.
 REFRESH_BEFORE = _dt.timedelta(minutes=30)
-POLL = _dt.timedelta(seconds=10)  # while TikTok processes the video
+# The longest waits between two status reads (fanout/platforms/polling.py grows to them):
+POLL = _dt.timedelta(seconds=10)  # while TikTok processes the post
 MODERATION_POLL = _dt.timedelta(seconds=60)  # while a published post awaits its public id
 MODERATION_WAIT = _dt.timedelta(minutes=30)  # then it is settled published without a URL
 RETRY_AFTER = _dt.timedelta(seconds=30)
@@ -265,8 +267,9 @@ class _Posting:
     - `creating`: "init" while a post may be starting, with `mode` (file, pull or photo);
     - `publish_id`: TikTok's id of the post being published; `size`, `uploaded`: the
       video's bytes, all sent (FILE_UPLOAD);
-    - `username`: the creator's, for the permalink; `completed_at`: when TikTok said
-      PUBLISH_COMPLETE without the public id yet.
+    - `username`: the creator's, for the permalink; `since`: when TikTok began processing
+      the post (its init answered, or its last byte went in); `completed_at`: when TikTok
+      said PUBLISH_COMPLETE without the public id yet.
     """
 
     def __init__(self, step: Step, job: Job):
@@ -350,6 +353,7 @@ class _Posting:
                 length = size - first if index == count - 1 else chunk_size
                 self.put(upload_url, _Chunk(media.file, length), first, length, size, mime)
         self.state["uploaded"] = True
+        self.state["since"] = self.step.now().isoformat()
         self.saved()
         return self.read_status()
 
@@ -435,6 +439,7 @@ class _Posting:
             raise Stop(failed(UNKNOWN, f"{TITLE} started the post without a publish id"))
         del self.state["creating"]
         self.state["publish_id"] = str(publish_id)
+        self.state["since"] = self.step.now().isoformat()
         self.saved()
         return self.read_status() if settle else body
 
@@ -489,11 +494,13 @@ class _Posting:
                 return Done(Outcome(external_url=permalink(self.username, str(ids[0]),
                                                            photo=self.state.get("mode") == "photo")))
             # Published, awaiting moderation before it is public: its id comes later.
-            completed = self.state.setdefault("completed_at", self.now.isoformat())
-            if self.now - _dt.datetime.fromisoformat(completed) >= MODERATION_WAIT:
+            completed = _dt.datetime.fromisoformat(self.state.setdefault("completed_at", self.now.isoformat()))
+            if self.now - completed >= MODERATION_WAIT:
                 return Done(Outcome())
-            return Wait(until=self.now + MODERATION_POLL, state=self.snapshot())
-        return Wait(until=self.now + POLL, state=self.snapshot())
+            until = next_check(completed, self.now, most=MODERATION_POLL, deadline=completed + MODERATION_WAIT)
+            return Wait(until=until, state=self.snapshot())
+        since = _dt.datetime.fromisoformat(self.state.setdefault("since", self.now.isoformat()))
+        return Wait(until=next_check(since, self.now, most=POLL), state=self.snapshot())
 
     @property
     def token_key(self) -> str:

@@ -40,6 +40,7 @@ from .base import (
 )
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, classify, number, scrub
+from .polling import next_check
 from .rules import RULES
 
 HOSTS = ("x.com", "api.x.com")
@@ -62,6 +63,9 @@ REFRESH_BEFORE = _dt.timedelta(minutes=10)
 CHUNK = 1024 * 1024
 SAVE_EVERY = 8  # chunks between two saves of the state (each renews the lease)
 RETRY_AFTER = _dt.timedelta(seconds=30)
+# The longest wait between two reads of media X is processing: its `check_after_secs` is
+# taken within this, and without one the checks grow to it (fanout/platforms/polling.py).
+CHECK_MOST = _dt.timedelta(seconds=60)
 LOOKUPS = 3  # reads of the recent posts before a lost post is settled published without a URL
 CLOCK_SKEW = _dt.timedelta(minutes=10)
 # A read of the recent posts goes back to the lost post's time, page after page of
@@ -251,7 +255,8 @@ def same_text(sent: str, stored: str) -> bool:
 
 class _Posting:
     """State keys (all JSON):
-    - `media`: per item, in the post's order: {id, expires_at, ready, check_at?};
+    - `media`: per item, in the post's order: {id, expires_at, ready, since?, check_at?}
+      (`since`: when X took it and began processing it);
     - `creating`: "tweet" while the post may be in flight, with `tweet_at`;
     - `resent`: the post is being sent again after it was not found (a duplicate refusal
       then means the first one went out);
@@ -321,7 +326,8 @@ class _Posting:
         saved = {"id": str(data["id"]), "expires_at": (self.now + _dt.timedelta(seconds=expires)).isoformat(),
                  "ready": not data.get("processing_info")}
         if not saved["ready"]:
-            saved["check_at"] = self.check_at(data["processing_info"]).isoformat()
+            saved["since"] = self.step.now().isoformat()
+            saved["check_at"] = self.check_at(saved, data["processing_info"]).isoformat()
         return saved
 
     def chunked(self, file, info, category: str) -> Mapping[str, Any]:
@@ -358,12 +364,14 @@ class _Posting:
             answer = read_answer(PlatformResponse(200, {}, json.dumps(info).encode()), self.job.access_token)
             reason = (info.get("error") or {}).get("message") if isinstance(info.get("error"), dict) else None
             raise Stop(failed(MEDIA, f"{TITLE} could not process the media: {reason or answer.raw}"))
-        item["check_at"] = self.check_at(info).isoformat()
+        item["check_at"] = self.check_at(item, info).isoformat()
         return _dt.datetime.fromisoformat(item["check_at"])
 
-    def check_at(self, processing_info: Mapping[str, Any]) -> _dt.datetime:
-        seconds = number(processing_info.get("check_after_secs")) or 5
-        return self.now + _dt.timedelta(seconds=min(max(seconds, 1), 300))
+    def check_at(self, item: dict, processing_info: Mapping[str, Any]) -> _dt.datetime:
+        """X's `check_after_secs` when it gives one, else the schedule; within the media's life."""
+        since = _dt.datetime.fromisoformat(item.setdefault("since", self.now.isoformat()))
+        return next_check(since, self.now, most=CHECK_MOST, deadline=_dt.datetime.fromisoformat(item["expires_at"]),
+                          hint=number(processing_info.get("check_after_secs")))
 
     # -- the post
 

@@ -202,6 +202,8 @@ def _settle(rt, target, state, result: Result) -> None:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
             jitter = int.from_bytes(rt.randbytes(1), "big") / 255 * 0.2 * delay
             until = max(result.after, now + _dt.timedelta(seconds=delay - jitter))
+            if result.deadline is not None:
+                until = max(min(until, result.deadline), now)
             log.info("target %s: retry %d at %s (%s)", target.id, retries, until.isoformat(), result.reason)
             result = Wait(until=until, state={**result.state, "_retries": retries})
     elif isinstance(result, Wait):

@@ -179,3 +179,11 @@ def test_the_anchor_rules_follow_github():
     assert slug("The `fanout` command") == "the-fanout-command"
     assert slug("Deliveries at least once") == "deliveries-at-least-once"
     assert anchors("# Top\n```sh\n# not a heading\n```\n## Sub part\n") == {"top", "sub-part"}
+
+
+def test_the_readmes_module_list_names_every_module_and_folder_of_the_package():
+    development = (ROOT / "README.md").read_text().split("## Development", 1)[1]
+    listed = set(re.findall(r"^(fanout/[\w./]+)", FENCED.search(development).group(1), re.M))
+    package = {f"fanout/{p.name}" + ("/" if p.is_dir() else "") for p in (ROOT / "fanout").iterdir()
+               if p.name not in ("__init__.py", "__pycache__") and (p.suffix in (".py", ".yaml") or p.is_dir())}
+    assert package - listed == set() and listed - package == set()

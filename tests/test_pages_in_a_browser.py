@@ -49,6 +49,16 @@ def test_refused_consent_ends_on_the_access_was_not_granted_page(page, live, liv
     assert "Connecting Threads did not finish (access_denied)." in text(page)
 
 
+def test_the_retry_link_of_the_access_was_not_granted_page_connects_when_clicked(page, live, live_key, emulator):
+    emulator.deny_consent()
+    page.goto(connect_link(live, bearer(live_key), "threads"))
+    emulator.deny_consent(False)
+    page.get_by_role("link", name="Try connecting Threads again").click()
+    page.wait_for_load_state()
+    assert query_of(page.url)["status"] == "connected"
+    assert heading(page) == "Account connected"
+
+
 def photo(width: int, height: int) -> bytes:
     """A JPEG a person can tell apart on a screenshot: blue, with a white diagonal."""
     image = Image.new("RGB", (width, height), "#2563eb")

@@ -62,8 +62,8 @@ def test_the_readme_example_stops_on_an_error_object_saying_what_it_was(generate
     server = servers("serve")
     workspace = cli.json("workspace", "create", "Full", "--plan", "FREE")
     key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
-    for _ in range(4):  # the FREE plan's accounts
-        connect_on_server(server.url, bearer(key), "x")
+    for _ in range(4):  # the FREE plan's accounts, none on X: the example's connect is refused at once
+        connect_on_server(server.url, bearer(key), "threads")
 
     done = run_example(server, key, generated_client, cli, tmp_path)
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import random
 import statistics
@@ -38,7 +37,6 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -46,48 +44,11 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_latency import FANOUT, ROOT, fanout, free_port  # noqa: E402
+from bench.bench_latency import FANOUT, ROOT, Receiver, fanout, free_port  # noqa: E402
 
 PLATFORMS = ("threads", "instagram")
 # Seconds a ready post may take: past Instagram's former minute between two reads.
 READY_TIMEOUT = 90
-
-
-class _Events(BaseHTTPRequestHandler):
-    server: "Receiver"
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        arrived = time.monotonic()
-        self.send_response(204)
-        self.end_headers()
-        event = json.loads(body)
-        with self.server.lock:
-            self.server.events.setdefault(event["post_id"], (arrived, event))
-
-
-class Receiver(ThreadingHTTPServer):
-    """Webhooks on loopback: each post's first event and when it arrived."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Events)
-        self.lock = threading.Lock()
-        self.events: dict[str, tuple[float, dict]] = {}
-
-    def wait_for(self, post_id: str, timeout: float) -> tuple[float, dict]:
-        """When the post's first event arrived, and the event; TimeoutError past `timeout`."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                if post_id in self.events:
-                    return self.events[post_id]
-            time.sleep(0.002)
-        raise TimeoutError(f"no webhook for {post_id} within {timeout} s")
 
 
 def start_emulators(ready: float):

@@ -49,23 +49,26 @@ class _Receiver(BaseHTTPRequestHandler):
         self.end_headers()
         event = json.loads(body)
         with self.server.lock:
-            self.server.arrivals.setdefault(event["post_id"], arrived)
+            self.server.events.setdefault(event["post_id"], (arrived, event))
 
 
 class Receiver(ThreadingHTTPServer):
+    """Webhooks on loopback: each post's first event and when it arrived."""
+
     daemon_threads = True
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Receiver)
         self.lock = threading.Lock()
-        self.arrivals: dict[str, float] = {}
+        self.events: dict[str, tuple[float, dict]] = {}
 
-    def wait_for(self, post_id: str, timeout: float = 30.0) -> float:
+    def wait_for(self, post_id: str, timeout: float = 30.0) -> tuple[float, dict]:
+        """When the post's first event arrived, and the event; TimeoutError past `timeout`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
-                if post_id in self.arrivals:
-                    return self.arrivals[post_id]
+                if post_id in self.events:
+                    return self.events[post_id]
             time.sleep(0.002)
         raise TimeoutError(f"no webhook for {post_id} within {timeout} s")
 
@@ -162,7 +165,7 @@ def main() -> None:
             answer = session.post(f"{base}/v1/upload", headers=headers, timeout=10,
                                   json={"caption": caption, "account_ids": [account]})
             answer.raise_for_status()
-            return receiver.wait_for(answer.json()["id"]) - sent
+            return receiver.wait_for(answer.json()["id"])[0] - sent
 
         one_post("warm-up")
         if args.seconds:

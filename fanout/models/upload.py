@@ -17,9 +17,9 @@ from ..netguard import UnsafeURL, parse_url
 from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import caps
-from .account import Account
 from .db import Compiled, write_transaction
 from .post import Post, PostPlatform, Target, derive_status
+from .tables.account import Account
 from .workspace import lock_workspace
 
 

@@ -35,19 +35,13 @@ class Draft:
 
 
 def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False) -> Draft:
-    """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed."""
-    account_ids = body.get("account_ids")
-    platforms = body.get("platforms")
-    accounts = body.get("accounts")
-    if bool(account_ids) == bool(platforms):
-        raise InvalidRequest("send exactly one of account_ids or platforms, and not an empty list")
-    if accounts is not None:
-        if not platforms:
-            raise InvalidRequest("accounts picks accounts for the platforms listed in platforms; send platforms too")
-        extra = [p for p in accounts if p not in platforms]
-        if extra:
-            raise InvalidRequest(f"accounts names {', '.join(extra)}, which is not in platforms")
+    """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed.
 
+    The destinations' shape (exactly one of `account_ids` or `platforms`, `accounts` only
+    with `platforms` and only for platforms listed there) is stated once, by the rules of
+    openapi.yaml's `UploadRequest`: the body is validated against them before a handler
+    runs, and a 400 quotes the broken rule's description (fanout/validation.py).
+    """
     sandbox = body.get("sandbox")
     if sandbox is None:
         sandbox = key_mode == "sandbox"
@@ -68,9 +62,9 @@ def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False
         media=[{"url": m["url"], "type": m["type"]} for m in media],
         sandbox=sandbox,
         simulate_error=simulate_error,
-        account_ids=account_ids,
-        platforms=platforms,
-        accounts=accounts or {},
+        account_ids=body.get("account_ids"),
+        platforms=body.get("platforms"),
+        accounts=body.get("accounts") or {},
     )
 
 

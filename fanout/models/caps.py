@@ -15,7 +15,7 @@ from peewee import Value
 
 from ..plans import WEBHOOKS_PER_WORKSPACE, Plan
 from ..problems import PlanLimitExceeded
-from .db import Compiled
+from .db import Compiled, CompiledInsert
 from .tables.account import Account
 from .tables.api_key import ApiKey
 from .tables.webhook import Webhook
@@ -110,8 +110,7 @@ def check_webhooks(workspace: Workspace) -> None:
 
 
 # Compiled once (fanout/models/db.py): every upload runs both.
-_NEW_MONTH = Compiled(MonthlyUsage, lambda workspace, month: (
-    MonthlyUsage.insert(workspace=Value(workspace), month=Value(month), posts=0).on_conflict_ignore()))
+_NEW_MONTH = CompiledInsert(MonthlyUsage, lambda insert: insert.on_conflict_ignore())
 _COUNT_POST = Compiled(MonthlyUsage, lambda workspace, month, limit: (
     MonthlyUsage.update(posts=MonthlyUsage.posts + 1).where(
         (MonthlyUsage.workspace == Value(workspace)) & (MonthlyUsage.month == Value(month))
@@ -126,7 +125,7 @@ def count_post(workspace: Workspace, now: _dt.datetime) -> None:
     """
     month = month_of(now)
     limit = workspace.limits.posts_per_month
-    _NEW_MONTH.execute(workspace.id, month)
+    _NEW_MONTH.execute(MonthlyUsage(workspace=workspace.id, month=month, posts=0))
     if not _COUNT_POST.execute(workspace.id, month, limit):
         raise PlanLimitExceeded(
             f"the {workspace.plan} plan allows {limit} posts per month and this month's are used; "

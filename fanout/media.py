@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from .target_errors import DOWNLOAD, UNSUPPORTED
+
 Kind = Literal["image", "video"]
-Code = Literal["media_download_failed", "unsupported_media_for_platform"]
 MB = 1_000_000  # platforms write "MB"; decimal is the smaller reading, so the safe one
 
 
@@ -117,18 +118,18 @@ class MediaProblem(Exception):
     The message names the item and the rule, never the URL's query (it may hold a token).
     """
 
-    def __init__(self, code: Code, message: str) -> None:
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
 
 
 def download_failed(item: str, reason: str) -> MediaProblem:
-    return MediaProblem("media_download_failed", f"{item} could not be downloaded: {reason}")
+    return MediaProblem(DOWNLOAD, f"{item} could not be downloaded: {reason}")
 
 
 def unsupported(item: str, reason: str) -> MediaProblem:
-    return MediaProblem("unsupported_media_for_platform", f"{item}: {reason}")
+    return MediaProblem(UNSUPPORTED, f"{item}: {reason}")
 
 
 def format_problem(limits: MediaLimits, kind: Kind, format: str | None) -> str | None:

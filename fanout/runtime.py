@@ -11,7 +11,7 @@ import datetime as _dt
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 from huey import Huey
 
@@ -20,6 +20,20 @@ from .crypto import Keyring
 from .netguard import Resolver, resolve_host
 from .settings import Settings
 from .times import utcnow
+
+if TYPE_CHECKING:  # set by boot(); importing them here would import the runtime's users
+    from .metrics import Metrics
+    from .outbound import Outbound
+    from .platforms.http import PlatformHttp
+    from .tasks import Tasks
+    from .throttle import Throttle
+
+
+@runtime_checkable
+class DeliveryLane(Protocol):
+    """Where webhook attempts run (fanout/tasks/lane.py: `Inline` or a worker's `Lane`)."""
+
+    def submit(self, delivery_id: str) -> None: ...
 
 
 @dataclass
@@ -32,19 +46,18 @@ class Runtime:
     resolve: Resolver = resolve_host
     # How a simulated call spends its time in flight (FANOUT_SANDBOX_LATENCY).
     sleep: Callable[[float], None] = time.sleep
-    # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client
-    # (client-chosen URLs), the platform API client (fanout.platforms.http.PlatformHttp),
-    # the requests-per-minute counter (a fanout.throttle.Throttle), where webhook
-    # attempts run (fanout.tasks.lane: inline, or a worker process's threaded lane) and
-    # what the process records for Prometheus (a fanout.metrics.Metrics).
-    tasks: Any = None
-    outbound: Any = None
+    # Set by boot() (None until then, or given to it to replace the default): the
+    # registered tasks of `queue`, the guarded outbound HTTP client (client-chosen URLs),
+    # the platform API client, the requests-per-minute counter, where webhook attempts run
+    # and what the process records for Prometheus.
+    tasks: Tasks | None = None
+    outbound: Outbound | None = None
     # The same guard with a deadline fit for media files (hundreds of MB for a video).
-    media_outbound: Any = None
-    platform_http: Any = None
-    throttle: Any = None
-    lane: Any = None
-    metrics: Any = None
+    media_outbound: Outbound | None = None
+    platform_http: PlatformHttp | None = None
+    throttle: Throttle | None = None
+    lane: DeliveryLane | None = None
+    metrics: Metrics | None = None
 
     def now(self) -> _dt.datetime:
         return self.clock()

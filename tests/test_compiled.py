@@ -2,9 +2,11 @@
 they are built from, on SQLite and PostgreSQL alike, with the SQL built once per database."""
 from __future__ import annotations
 
+import datetime as _dt
+
 from fanout.models import Post, Target, db
 from fanout.models.api_key import find_key
-from fanout.models.db import Compiled
+from fanout.models.db import Compiled, CompiledInsert
 
 from .conftest import connect_sandbox_account
 
@@ -73,3 +75,35 @@ def test_first_is_the_first_row_or_none(client, sandbox_key, workspace, rt):
     with db.connection_context():
         assert posts.first(post_id).caption == "first"
         assert posts.first("post_none") is None
+
+
+def test_a_compiled_insert_writes_every_column_of_its_instance(client, sandbox_key, workspace, rt):
+    headers = {"Authorization": f"Bearer {sandbox_key}"}
+    account = connect_sandbox_account(client, headers, "x")
+    post_id = client.post("/v1/upload", headers=headers, json={"caption": "row", "account_ids": [account["id"]]}
+                          ).json()["id"]
+    at = _dt.datetime(2026, 11, 3, 12, 30)  # naive UTC, as the service stores times
+    row = Target(id="tgt_inserted", post=post_id, account_id=account["id"], platform="x", position=1,
+                 status="failed", external_url=None, published_at=at, error_code="caption_too_long",
+                 error_message="too long", attempts=2, lease_expires_at=at, state='{"step": 1}',
+                 next_check_at=at, updated_at=at)
+    insert = CompiledInsert(Target)
+    with db.connection_context():
+        assert insert.execute(row) == 1
+        stored = Target.get_by_id("tgt_inserted")
+    assert {name: getattr(stored, name) for name in row.__data__ if name != "post"} == {
+        name: value for name, value in row.__data__.items() if name != "post"}
+    assert stored.post_id == post_id
+
+
+def test_a_compiled_insert_leaves_unset_columns_to_their_defaults(client, sandbox_key, workspace, rt):
+    headers = {"Authorization": f"Bearer {sandbox_key}"}
+    account = connect_sandbox_account(client, headers, "x")
+    post_id = client.post("/v1/upload", headers=headers, json={"caption": "row", "account_ids": [account["id"]]}
+                          ).json()["id"]
+    at = _dt.datetime(2026, 11, 3, 12, 30)  # naive UTC, as the service stores times
+    with db.connection_context():
+        CompiledInsert(Target).execute(Target(id="tgt_plain", post=post_id, account_id=account["id"], platform="x",
+                                              position=1, updated_at=at))
+        stored = Target.get_by_id("tgt_plain")
+    assert (stored.status, stored.attempts, stored.state, stored.error_code) == ("pending", 0, None, None)

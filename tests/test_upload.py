@@ -3,6 +3,8 @@
 import pytest
 
 from fanout.models import Account, Post, Target, db
+from fanout.platforms import PLATFORMS
+from fanout.spec import load
 
 from .conftest import bearer, connect_sandbox_account
 
@@ -98,6 +100,24 @@ def test_destination_shape_errors_are_400(client, auth, x_account, body, words):
     error = error_of(upload(client, auth, **body), 400)
     assert error["code"] == "validation_error"
     assert words in error["message"]
+
+
+def breaking_alone(rule: dict) -> dict:
+    """A request body that breaks this rule of UploadRequest's allOf and no other."""
+    if "oneOf" in rule:
+        return {}
+    required = rule["not"]["required"]
+    if "account_ids" in required:
+        return {"account_ids": ["acc_1"], "accounts": {"x": "acc_1"}}
+    (named,) = rule["not"]["properties"]["accounts"]["required"]
+    return {"platforms": [next(p for p in PLATFORMS if p != named)], "accounts": {named: "acc_1"}}
+
+
+@pytest.mark.parametrize("rule", load()["components"]["schemas"]["UploadRequest"]["allOf"],
+                         ids=lambda rule: rule["description"])
+def test_each_destination_rule_of_the_spec_is_400_in_its_own_words(client, auth, x_account, rule):
+    error = error_of(upload(client, auth, **breaking_alone(rule)), 400)
+    assert error["message"] == f"body: {rule['description']}"
 
 
 def test_missing_caption_is_400(client, auth, x_account):

@@ -1,14 +1,14 @@
 """Peewee models over one database proxy (SQLite or PostgreSQL)."""
-from .account import Account
-from .api_key import ApiKey
 from .connect_session import ConnectSession
 from .db import BaseModel, bind, db, locked, open_database, write_transaction
 from .event import Delivery, DeliveryAttempt, Event
 from .heartbeat import WorkerHeartbeat
 from .idempotency import IdempotencyRecord
 from .post import Post, PostPlatform, Target
+from .tables.account import Account
+from .tables.api_key import ApiKey
+from .tables.webhook import Webhook
 from .usage import MonthlyUsage
-from .webhook import Webhook
 from .workspace import Workspace
 
 MODELS = [

@@ -3,42 +3,12 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
-
 from ..problems import NotFound
 from . import caps
-from .db import BaseModel, write_transaction
+from .db import write_transaction
 from .lifecycle import fail_pending_targets
-from .workspace import Workspace, lock_workspace
-
-STATUSES = ("active", "expired", "revoked")
-
-
-class Account(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    workspace = ForeignKeyField(Workspace, backref="accounts", on_delete="CASCADE")
-    platform = CharField(max_length=20)
-    sandbox = BooleanField()
-    username = CharField(max_length=200)
-    platform_user_id = CharField(max_length=200)
-    status = CharField(max_length=20, default="active")
-    # Fernet tokens (crypto.Keyring); never the clear value.
-    access_token = TextField(null=True)
-    refresh_token = TextField(null=True)
-    token_expires_at = DateTimeField(null=True)
-    # When the periodic task refreshes the token (jittered), and until when one worker holds
-    # the refresh (fanout/models/tokens.py).
-    refresh_at = DateTimeField(null=True)
-    refresh_claimed_until = DateTimeField(null=True)
-    connected_at = DateTimeField()
-    created_at = DateTimeField()
-
-    class Meta:
-        indexes = (
-            (("workspace", "platform", "sandbox", "platform_user_id"), True),
-            (("workspace", "created_at"), False),
-            (("status", "refresh_at"), False),
-        )
+from .tables.account import Account
+from .workspace import lock_workspace
 
 
 def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None) -> list[Account]:

@@ -3,31 +3,12 @@ from __future__ import annotations
 
 import os
 
-from peewee import CharField, DateTimeField, ForeignKeyField
-
 from .. import apikeys
 from ..problems import InvalidRequest, NotFound
 from . import caps
-from .db import BaseModel, Compiled, write_transaction
+from .db import Compiled, write_transaction
+from .tables.api_key import ApiKey
 from .workspace import Workspace, lock_workspace
-
-
-class ApiKey(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    workspace = ForeignKeyField(Workspace, backref="keys", on_delete="CASCADE")
-    mode = CharField(max_length=10)
-    lookup = CharField(max_length=20, unique=True)
-    salt = CharField(max_length=64)
-    secret_hash = CharField(max_length=64)
-    created_at = DateTimeField()
-    revoked_at = DateTimeField(null=True)
-
-    class Meta:
-        indexes = ((("workspace", "revoked_at"), False),)
-
-    @property
-    def prefix(self) -> str:
-        return apikeys.display_prefix(self.mode, self.lookup)
 
 
 def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:

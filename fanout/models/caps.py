@@ -15,10 +15,10 @@ from peewee import Value
 
 from ..plans import WEBHOOKS_PER_WORKSPACE, Plan
 from ..problems import PlanLimitExceeded
-# Modules, not names: account, api_key and webhook call the checks here as they create
-# their rows, so each imports this module in turn.
-from . import account, api_key, webhook
-from .db import Compiled
+from .db import Compiled, CompiledInsert
+from .tables.account import Account
+from .tables.api_key import ApiKey
+from .tables.webhook import Webhook
 from .usage import MonthlyUsage, month_of, next_month_start
 from .workspace import Workspace
 
@@ -37,17 +37,16 @@ class Use:
 
 def count_accounts(workspace_id: str) -> int:
     """Every account, whatever its status (docs/decisions.md#account-cap)."""
-    return account.Account.select().where(account.Account.workspace == workspace_id).count()
+    return Account.select().where(Account.workspace == workspace_id).count()
 
 
 def count_active_keys(workspace_id: str) -> int:
     """Keys not revoked."""
-    keys = api_key.ApiKey
-    return keys.select().where((keys.workspace == workspace_id) & keys.revoked_at.is_null()).count()
+    return ApiKey.select().where((ApiKey.workspace == workspace_id) & ApiKey.revoked_at.is_null()).count()
 
 
 def count_webhooks(workspace_id: str) -> int:
-    return webhook.Webhook.select().where(webhook.Webhook.workspace == workspace_id).count()
+    return Webhook.select().where(Webhook.workspace == workspace_id).count()
 
 
 def posts_this_month(workspace_id: str, now: _dt.datetime) -> int:
@@ -70,9 +69,8 @@ def check_accounts(workspace: Workspace) -> None:
 
 def holds_account_on(workspace_id: str, platform: str, sandbox: bool) -> bool:
     """Whether the workspace holds an account on `platform` in this mode, whatever its status."""
-    accounts = account.Account
-    return accounts.select().where(
-        (accounts.workspace == workspace_id) & (accounts.platform == platform) & (accounts.sandbox == sandbox)
+    return Account.select().where(
+        (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.sandbox == sandbox)
     ).exists()
 
 
@@ -112,8 +110,7 @@ def check_webhooks(workspace: Workspace) -> None:
 
 
 # Compiled once (fanout/models/db.py): every upload runs both.
-_NEW_MONTH = Compiled(MonthlyUsage, lambda workspace, month: (
-    MonthlyUsage.insert(workspace=Value(workspace), month=Value(month), posts=0).on_conflict_ignore()))
+_NEW_MONTH = CompiledInsert(MonthlyUsage, lambda insert: insert.on_conflict_ignore())
 _COUNT_POST = Compiled(MonthlyUsage, lambda workspace, month, limit: (
     MonthlyUsage.update(posts=MonthlyUsage.posts + 1).where(
         (MonthlyUsage.workspace == Value(workspace)) & (MonthlyUsage.month == Value(month))
@@ -128,7 +125,7 @@ def count_post(workspace: Workspace, now: _dt.datetime) -> None:
     """
     month = month_of(now)
     limit = workspace.limits.posts_per_month
-    _NEW_MONTH.execute(workspace.id, month)
+    _NEW_MONTH.execute(MonthlyUsage(workspace=workspace.id, month=month, posts=0))
     if not _COUNT_POST.execute(workspace.id, month, limit):
         raise PlanLimitExceeded(
             f"the {workspace.plan} plan allows {limit} posts per month and this month's are used; "

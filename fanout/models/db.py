@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from peewee import DatabaseProxy, Model, ModelObjectCursorWrapper
+from peewee import AutoField, DatabaseProxy, Model, ModelObjectCursorWrapper, Value
 from playhouse.pool import PooledPostgresqlDatabase, PooledSqliteDatabase
 
 from ..datadir import private_file
@@ -157,3 +157,21 @@ class Compiled:
         database as given: build it with `Value(slot)` (no field converter), and pass what
         the field would store (a str, an int, a bool, a datetime, None)."""
         return db.execute_sql(*self._statement(values)).rowcount
+
+
+class CompiledInsert:
+    """An INSERT of one row of `model`, compiled once like `Compiled`, from an instance.
+
+    Every column but an auto-incremented key goes in, valued from the instance given to
+    `execute`: a column is named once, where the instance is made, and a field left unset
+    goes in as its default or NULL. `build` adds to the insert (`on_conflict_ignore`...).
+    """
+
+    def __init__(self, model, build=lambda insert: insert):
+        self.fields = [f for f in model._meta.sorted_fields if not isinstance(f, AutoField)]
+        self._compiled = Compiled(model, lambda *slots: build(model.insert(
+            {field: Value(slot) for field, slot in zip(self.fields, slots)})), arity=len(self.fields))
+
+    def execute(self, row) -> int:
+        """Insert `row`, an instance of the model not saved; the rows inserted (0: ignored)."""
+        return self._compiled.execute(*(f.db_value(row.__data__.get(f.name)) for f in self.fields))

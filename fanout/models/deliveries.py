@@ -7,7 +7,7 @@ from peewee import Tuple
 
 from .db import children_of, write_transaction
 from .event import Delivery, DeliveryAttempt, Event
-from .webhook import Webhook
+from .tables.webhook import Webhook
 
 # Longer than the 10-second attempt deadline: no second worker sends while one is sending.
 ATTEMPT_HOLD = _dt.timedelta(seconds=60)

@@ -9,7 +9,7 @@ from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, Integer
 
 from .db import BaseModel
 from .post import Post, Target
-from .webhook import Webhook
+from .tables.webhook import Webhook
 from .workspace import Workspace
 
 

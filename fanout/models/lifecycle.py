@@ -15,6 +15,7 @@ import json
 
 from ..platforms.base import Outcome
 from .. import views
+from ..target_errors import AUTH
 from .db import locked, write_transaction
 from .event import record_event
 from .post import Post, Target, derive_status
@@ -125,7 +126,7 @@ def fail_pending_targets(rt, account_id: str, message: str) -> list[str]:
     # Posts in id order, as every transaction that locks several posts takes them (_rederive).
     pending = Target.select().where((Target.account_id == account_id) & (Target.status == "pending"))
     for target in pending.order_by(Target.post, Target.id):
-        outcome = Outcome(error_code="platform_auth_expired", error_message=message)
+        outcome = Outcome(error_code=AUTH, error_message=message)
         deliveries += resolve(rt, target, outcome, from_status="pending")
     return deliveries
 

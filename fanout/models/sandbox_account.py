@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from ..apikeys import random_base62
 from ..platforms.sandbox import sandbox_identity
-from .account import Account, connect_account
+from .account import connect_account
 from .db import write_transaction
+from .tables.account import Account
 from .workspace import lock_workspace
 
 

@@ -11,9 +11,9 @@ import logging
 
 from ..platforms.base import Grant
 from .. import views
-from .account import Account
 from .db import write_transaction
 from .event import record_event
+from .tables.account import Account
 
 log = logging.getLogger(__name__)
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from peewee import Value
-
 from ..netguard import UnsafeURL, parse_url
 from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import caps
-from .account import Account
-from .db import Compiled, write_transaction
+from .db import Compiled, CompiledInsert, write_transaction
 from .post import Post, PostPlatform, Target, derive_status
+from .tables.account import Account
 from .workspace import lock_workspace
 
 
@@ -35,19 +33,13 @@ class Draft:
 
 
 def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False) -> Draft:
-    """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed."""
-    account_ids = body.get("account_ids")
-    platforms = body.get("platforms")
-    accounts = body.get("accounts")
-    if bool(account_ids) == bool(platforms):
-        raise InvalidRequest("send exactly one of account_ids or platforms, and not an empty list")
-    if accounts is not None:
-        if not platforms:
-            raise InvalidRequest("accounts picks accounts for the platforms listed in platforms; send platforms too")
-        extra = [p for p in accounts if p not in platforms]
-        if extra:
-            raise InvalidRequest(f"accounts names {', '.join(extra)}, which is not in platforms")
+    """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed.
 
+    The destinations' shape (exactly one of `account_ids` or `platforms`, `accounts` only
+    with `platforms` and only for platforms listed there) is stated once, by the rules of
+    openapi.yaml's `UploadRequest`: the body is validated against them before a handler
+    runs, and a 400 quotes the broken rule's description (fanout/validation.py).
+    """
     sandbox = body.get("sandbox")
     if sandbox is None:
         sandbox = key_mode == "sandbox"
@@ -68,9 +60,9 @@ def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False
         media=[{"url": m["url"], "type": m["type"]} for m in media],
         sandbox=sandbox,
         simulate_error=simulate_error,
-        account_ids=account_ids,
-        platforms=platforms,
-        accounts=accounts or {},
+        account_ids=body.get("account_ids"),
+        platforms=body.get("platforms"),
+        accounts=body.get("accounts") or {},
     )
 
 
@@ -139,21 +131,20 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
         destinations = resolve_destinations(workspace_id, draft)
         check_media(destinations, draft.media)
         caps.count_post(workspace, now)
-        # The rows go in by statements compiled once (every upload writes them), and the
-        # instances answered are made from the same values, without reading them back.
+        # The rows go in by statements compiled once (every upload writes them), made from
+        # the instances answered, without reading them back.
         post = Post(id=rt.new_id("post"), workspace=workspace, sandbox=draft.sandbox, caption=draft.caption,
                     media=json.dumps(draft.media), simulate_error=draft.simulate_error,
                     status=derive_status(["pending"] * len(destinations)), created_at=now)
-        _INSERT_POST.execute(post.id, workspace.id, post.sandbox, post.caption, post.media, post.simulate_error,
-                             post.status, now)
+        _INSERT_POST.execute(post)
         targets = []
         for position, account in enumerate(destinations):
             target = Target(id=rt.new_id("tgt"), post=post, account_id=account.id, platform=account.platform,
                             position=position, status="pending", attempts=0, updated_at=now)
-            _INSERT_TARGET.execute(target.id, post.id, account.id, account.platform, position, now)
+            _INSERT_TARGET.execute(target)
             targets.append(target)
         for platform in dict.fromkeys(a.platform for a in destinations):
-            _INSERT_POST_PLATFORM.execute(post.id, workspace.id, platform, now)
+            _INSERT_POST_PLATFORM.execute(PostPlatform(post=post, workspace=workspace, platform=platform, created_at=now))
     return post, targets
 
 
@@ -168,13 +159,6 @@ def _accounts(count: int) -> Compiled:
     return _ACCOUNTS[count]
 
 
-_INSERT_POST = Compiled(Post, lambda id, workspace, sandbox, caption, media, simulate_error, status, created_at: (
-    Post.insert(id=Value(id), workspace=Value(workspace), sandbox=Value(sandbox), caption=Value(caption),
-                media=Value(media), simulate_error=Value(simulate_error), status=Value(status),
-                created_at=Value(created_at))))
-_INSERT_TARGET = Compiled(Target, lambda id, post, account_id, platform, position, updated_at: (
-    Target.insert(id=Value(id), post=Value(post), account_id=Value(account_id), platform=Value(platform),
-                  position=Value(position), status="pending", attempts=0, updated_at=Value(updated_at))))
-_INSERT_POST_PLATFORM = Compiled(PostPlatform, lambda post, workspace, platform, created_at: (
-    PostPlatform.insert(post=Value(post), workspace=Value(workspace), platform=Value(platform),
-                        created_at=Value(created_at))))
+_INSERT_POST = CompiledInsert(Post)
+_INSERT_TARGET = CompiledInsert(Target)
+_INSERT_POST_PLATFORM = CompiledInsert(PostPlatform)

@@ -3,30 +3,11 @@ from __future__ import annotations
 
 import base64
 
-from peewee import CharField, DateTimeField, ForeignKeyField, TextField
-
 from ..problems import NotFound
 from . import caps
-from .db import BaseModel, write_transaction
-from .workspace import Workspace, lock_workspace
-
-EVENTS = ("post.completed", "post.failed", "account.expired")
-
-
-class Webhook(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    workspace = ForeignKeyField(Workspace, backref="webhooks", on_delete="CASCADE")
-    url = CharField(max_length=2048)
-    events = CharField(max_length=200)  # comma-separated, in EVENTS order
-    secret = TextField()  # Fernet token of the signing secret
-    created_at = DateTimeField()
-
-    class Meta:
-        indexes = ((("workspace", "created_at"), False),)
-
-    @property
-    def event_list(self) -> list[str]:
-        return self.events.split(",")
+from .db import write_transaction
+from .tables.webhook import EVENTS, Webhook
+from .workspace import lock_workspace
 
 
 def new_secret(randbytes) -> str:

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from ..target_errors import EXPIRED, RATE, UNKNOWN
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
-from .mapping import EXPIRED, RATE, UNKNOWN, Rule, classify, number, scrub
+from .mapping import Rule, classify, number, scrub
 from .polling import next_check
 
 # Not a failure: the container is not ready to publish yet; poll it again.

@@ -21,10 +21,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from ..target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED
 from .base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
 from .base import expiry
 from .graph import NOT_READY, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
-from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, scrub
+from .mapping import Rule, scrub
 from .http import PlatformResponse
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
@@ -193,7 +194,7 @@ class _Instagram(Containers):
 
     def single(self) -> dict:
         if not self.job.media:  # the API refuses such a post at create; never sent
-            raise Stop(failed("unsupported_media_for_platform", f"{TITLE} posts need an image or a video"))
+            raise Stop(failed(UNSUPPORTED, f"{TITLE} posts need an image or a video"))
         media = self.job.media[0]
         if media.get("type") == "video":
             return {"media_type": "REELS", "video_url": media["url"], **self.caption("caption")}

@@ -14,12 +14,6 @@ from typing import Any, Protocol
 
 RAW_LIMIT = 500
 
-# The target error codes a row may answer (openapi.yaml, TargetErrorCode).
-AUTH, RATE, MEDIA, DOWNLOAD, CAPTION, EXPIRED, UNKNOWN, UNVERIFIED = (
-    "platform_auth_expired", "platform_rate_limited", "platform_rejected_media", "media_download_failed",
-    "caption_too_long", "container_expired", "unknown_platform_error", "url_ownership_unverified",
-)
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -27,7 +21,7 @@ class Rule:
 
     signal: str  # a name the answer's `signal` knows: http, message, code, subcode...
     values: tuple
-    code: str
+    code: str  # a target error code (fanout/target_errors.py)
     transient: bool = False  # worth trying again (bounded by the engine)
     # Calls repeated (a Retry each) before `code` applies: Meta's advice for some answers.
     repeats: int = 0

@@ -10,6 +10,7 @@ engine's machinery (saved state, parking, reconciling after a lost worker):
 """
 from __future__ import annotations
 
+from ..target_errors import CAPTION, MEDIA
 from .base import Job, Result, Step, Wait, failed, published
 from .rules import caption_problem, media_problem
 
@@ -31,10 +32,10 @@ def publish(step: Step, job: Job) -> Result:
             return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
         problem = caption_problem(platform, job.caption)
         if problem:
-            return failed("caption_too_long", problem)
+            return failed(CAPTION, problem)
         problem = media_problem(platform, list(job.media))
         if problem:
-            return failed("platform_rejected_media", problem)
+            return failed(MEDIA, problem)
         # Saved before the (simulated) creating call, as a live adapter must; the container
         # id is derived, so a step interrupted here simply creates "it" again.
         container = f"sbx_{job.target_id}"

@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
+from ..target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
 from .base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from .http import PlatformResponse, PlatformUnreachable
-from .mapping import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNVERIFIED, Rule, classify, number, scrub
+from .mapping import Rule, classify, number, scrub
 from .polling import next_check
 from .rules import RULES
 
@@ -421,7 +422,7 @@ class _Posting:
     def check_duration(self, info, creator: Mapping[str, Any]) -> None:
         longest = number(creator.get("max_video_post_duration_sec"))
         if longest and info.duration is not None and info.duration > longest:
-            raise Stop(failed("unsupported_media_for_platform",
+            raise Stop(failed(UNSUPPORTED,
                                f"media[0]: the video lasts {info.duration:.1f} s; this TikTok creator may post "
                                f"videos of {longest} s at most"))
 

@@ -34,12 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from ..target_errors import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN
 from .base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from .http import PlatformResponse, PlatformUnreachable
-from .mapping import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN, Rule, classify, number, scrub
+from .mapping import Rule, classify, number, scrub
 from .polling import next_check
 from .rules import RULES
 

@@ -24,6 +24,7 @@ from ..models.lifecycle import (
 from ..platforms import REGISTRY, sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
 from ..platforms.rules import caption_problem
+from ..target_errors import AUTH, CAPTION, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
 
@@ -125,21 +126,21 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     """One step, with the one token refresh and replay an auth error earns."""
     run.saved = None
     if account is None:
-        return failed("platform_auth_expired", "the account was disconnected; reconnect it")
+        return failed(AUTH, "the account was disconnected; reconnect it")
     if account.status != "active":
-        return failed("platform_auth_expired", f"the account is {account.status}; reconnect it")
+        return failed(AUTH, f"the account is {account.status}; reconnect it")
     if post.sandbox:
         return sandbox.publish(run, _job(rt, post, target, account, state, 0))
     platform = REGISTRY[target.platform]
     if target.platform not in rt.settings.platform_apps:
-        return failed("unknown_platform_error", f"publishing to {platform.title} is not configured on this server "
+        return failed(UNKNOWN, f"publishing to {platform.title} is not configured on this server "
                       f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)")
     if not state:
         problem = _preflight(rt, post, target)
         if problem is not None:
             return problem
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
-    if not (isinstance(result, Done) and result.outcome.error_code == "platform_auth_expired"):
+    if not (isinstance(result, Done) and result.outcome.error_code == AUTH):
         return result
     # What the failed step last saved: a marker it left must be reconciled, not skipped.
     latest = run.saved if run.saved is not None else state
@@ -160,7 +161,7 @@ def _preflight(rt, post, target) -> Done | None:
     fetches it itself."""
     problem = caption_problem(target.platform, post.caption)
     if problem:
-        return failed("caption_too_long", problem)
+        return failed(CAPTION, problem)
     # Imported here: Pillow and mutagen load only in the processes that publish, not in
     # every API process and command that imports the tasks.
     from ..media_fetch import MediaProblem, inspect
@@ -197,7 +198,7 @@ def _settle(rt, target, state, result: Result) -> None:
         retries = int(state.get("_retries", 0)) + 1
         if retries > MAX_RETRIES:
             log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
-            result = failed("unknown_platform_error", f"gave up after {MAX_RETRIES} retries: {result.reason}")
+            result = failed(UNKNOWN, f"gave up after {MAX_RETRIES} retries: {result.reason}")
         else:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
             jitter = int.from_bytes(rt.randbytes(1), "big") / 255 * 0.2 * delay

@@ -1,0 +1,26 @@
+"""The API keys table: lookup id + salted hash, never the key (operations: fanout/models/api_key.py)."""
+from __future__ import annotations
+
+from peewee import CharField, DateTimeField, ForeignKeyField
+
+from ... import apikeys
+from ..db import BaseModel
+from ..workspace import Workspace
+
+
+class ApiKey(BaseModel):
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="keys", on_delete="CASCADE")
+    mode = CharField(max_length=10)
+    lookup = CharField(max_length=20, unique=True)
+    salt = CharField(max_length=64)
+    secret_hash = CharField(max_length=64)
+    created_at = DateTimeField()
+    revoked_at = DateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("workspace", "revoked_at"), False),)
+
+    @property
+    def prefix(self) -> str:
+        return apikeys.display_prefix(self.mode, self.lookup)

@@ -7,8 +7,8 @@ import secrets
 import string
 from typing import Any, Callable, Iterable, Mapping
 
-from .clock import as_utc
-from .wire import Refusal, Response
+from ..clock import as_utc
+from ..wire import Refusal, Response
 
 # Graph accepts any version prefix, and none.
 VERSION = r"(?:/v\d+(?:\.\d+)?)?"

@@ -9,9 +9,9 @@ import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
-from .conftest import Graph, authorize, created, error_of, exchange
-from .media import png_bytes
-from .threads import HOSTS
+from ..conftest import Graph, authorize, created, error_of, exchange
+from ..media import png_bytes
+from .emulator import HOSTS
 
 USER = "17841400000000001"
 REDIRECT = "https://fanout.example/connect/threads/callback"

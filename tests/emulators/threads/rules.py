@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fanout.platforms.text import link_count, threads_length
 
-from . import graph_publishing
-from .graph import GraphError, graph_time
-from .graph_publishing import ERROR, forcible
-from .threads_state import ERROR_MESSAGES, Post
+from ..graph import publishing
+from ..graph import GraphError, graph_time
+from ..graph.publishing import ERROR, forcible
+from .state import ERROR_MESSAGES, Post
 
 TEXT_LIMIT, LINK_LIMIT = 500, 5
 VIDEO_LIMIT = 1024 ** 3
@@ -43,13 +43,13 @@ def check_text(text: str, link_attachment: str | None) -> None:
 
 def fetch_image(url: str) -> None:
     """Fetches an image as Threads does at creation: failures are errors of the call."""
-    graph_publishing.fetch_image(url, {"jpeg": "JPEG", "png": "PNG"})
+    publishing.fetch_image(url, {"jpeg": "JPEG", "png": "PNG"})
 
 
 def fetch_video(url: str) -> str | None:
     """Fetches a video: what goes wrong shows on the container (status ERROR), not the call."""
     return {"download": "FAILED_DOWNLOADING_VIDEO", "format": "FAILED_PROCESSING_VIDEO", None: None}[
-        graph_publishing.video_problem(url, VIDEO_LIMIT)]
+        publishing.video_problem(url, VIDEO_LIMIT)]
 
 
 def checked_outcome(status: str, error_message: str | None) -> tuple[str, str | None]:

@@ -10,7 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from .wire import Refusal, Response
+from ..wire import Refusal, Response
 
 PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
 # publish statuses

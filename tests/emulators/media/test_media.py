@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from .media import (
+from . import (
     fetch,
     gif_bytes,
     gif_frames,

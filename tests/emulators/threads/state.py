@@ -1,10 +1,10 @@
 """What the Threads emulator remembers beyond the shared container machine
-(graph_publishing.py): its users and posts (tests/emulators/README.md#threads)."""
+(graph/publishing.py): its users and posts (tests/emulators/README.md#threads)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .graph_publishing import PostMedia, PublishedPost
+from ..graph.publishing import PostMedia, PublishedPost
 
 ERROR_MESSAGES = (
     "FAILED_DOWNLOADING_VIDEO", "FAILED_PROCESSING_AUDIO", "FAILED_PROCESSING_VIDEO", "INVALID_ASPEC_RATIO",

@@ -9,9 +9,9 @@ import datetime as dt
 import math
 from typing import Any
 
-from .media import HEAD_BYTES, gif_frames, sniff
-from .wire import Request, Response
-from .x_state import (
+from ..media import HEAD_BYTES, gif_frames, sniff
+from ..wire import Request, Response
+from .state import (
     FAILED,
     GIF,
     IMAGE,

@@ -10,10 +10,10 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .base import Rule
-from .consent import Consent, revoke_where, with_query
-from .graph import GraphError, error_body, unknown_object
-from .wire import Refusal, Request, Response
+from ..base import Rule
+from ..consent import Consent, revoke_where, with_query
+from . import GraphError, error_body, unknown_object
+from ..wire import Refusal, Request, Response
 
 SHORT_LIVED = dt.timedelta(hours=1)
 LONG_LIVED = dt.timedelta(days=60)

@@ -1,11 +1,11 @@
 """What the Instagram emulator remembers beyond the shared container machine
-(graph_publishing.py): its users and posts, and the texts a container's `status` shows
+(graph/publishing.py): its users and posts, and the texts a container's `status` shows
 (tests/emulators/README.md#instagram)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .graph_publishing import EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia, PublishedPost
+from ..graph.publishing import EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia, PublishedPost
 
 ACCOUNT_TYPES = ("BUSINESS", "MEDIA_CREATOR", "PERSONAL")
 # Keys of processing_seconds: a Reel and a carousel's video item are both a VIDEO.

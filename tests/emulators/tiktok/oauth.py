@@ -8,9 +8,9 @@ import datetime as dt
 import secrets
 from collections.abc import Iterable
 
-from .consent import Consent, error_page, revoke_where, with_query
-from .wire import Request, Response
-from .tiktok_state import ApiError, Code, OAuthError, Token
+from ..consent import Consent, error_page, revoke_where, with_query
+from ..wire import Request, Response
+from .state import ApiError, Code, OAuthError, Token
 
 CODE_TTL = dt.timedelta(minutes=10)  # [U]
 SCOPES = ("user.info.basic", "user.info.profile", "video.publish", "video.upload")

@@ -10,10 +10,10 @@ import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
-from .conftest import Api, redirect_query
-from .media import gif_bytes, jpeg_bytes, mp4_bytes, png_bytes
-from .x import HOSTS, TOO_LONG, tco
-from .x_oauth import s256
+from ..conftest import Api, redirect_query
+from ..media import gif_bytes, jpeg_bytes, mp4_bytes, png_bytes
+from .emulator import HOSTS, TOO_LONG, tco
+from .oauth import s256
 
 USER = "1600000000000000001"
 REDIRECT = "https://fanout.example/connect/x/callback"

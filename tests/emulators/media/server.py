@@ -6,7 +6,7 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 
-from .base import EmulatorServer, Request, Response
+from ..base import EmulatorServer, Request, Response
 
 
 class MediaServer(EmulatorServer):
@@ -52,7 +52,7 @@ class MediaServer(EmulatorServer):
 def sample_media_server(**kwargs) -> MediaServer:
     """A media server holding /photo.jpg, /photo.png (640x480), /square.jpg (1080x1080) and
     /clip.mp4 (3 s); start it. `kwargs` are the server's (`host`, `port`)."""
-    from .media import jpeg_bytes, mp4_bytes, png_bytes
+    from . import jpeg_bytes, mp4_bytes, png_bytes
 
     server = MediaServer(**kwargs)
     server.put("/photo.jpg", jpeg_bytes(640, 480), "image/jpeg")

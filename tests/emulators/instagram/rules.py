@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fanout.platforms.text import hashtag_count, instagram_length, mention_count
 
-from . import graph_publishing
-from .graph import GraphError, graph_time
-from .graph_publishing import ERROR, forcible
-from .instagram_state import Post, upload_failed
+from ..graph import publishing
+from ..graph import GraphError, graph_time
+from ..graph.publishing import ERROR, forcible
+from .state import Post, upload_failed
 
 CAPTION_LIMIT, HASHTAG_LIMIT, MENTION_LIMIT = 2200, 30, 20
 # 4:5 to 1.91:1, width to height, both ends taken.
@@ -34,13 +34,13 @@ def check_caption(caption: str) -> None:
 def fetch_image(url: str) -> None:
     """Fetches an image as Instagram does at creation: JPEG, 8 MiB, 4:5 to 1.91:1, or an
     error of the call."""
-    graph_publishing.fetch_image(url, {"jpeg": "JPEG"}, aspect=ASPECT)
+    publishing.fetch_image(url, {"jpeg": "JPEG"}, aspect=ASPECT)
 
 
 def fetch_video(url: str) -> int | None:
     """Fetches a video: the subcode its container's ERROR will carry, or None."""
     return {"download": DOWNLOAD_FAILED, "format": FORMAT_REFUSED, None: None}[
-        graph_publishing.video_problem(url, VIDEO_LIMIT)]
+        publishing.video_problem(url, VIDEO_LIMIT)]
 
 
 def checked_outcome(status_code: str, status: str | int | None) -> tuple[str, str | None]:

@@ -5,7 +5,7 @@ makes).
 One server answers x.com, twitter.com, api.x.com and api.twitter.com;
 FANOUT_PLATFORM_HOSTS sends them all to it (`hosts_setting`). API errors are
 problem+json; every API answer carries the x-rate-limit headers of its endpoint and user.
-OAuth is in x_oauth.py, media in x_media.py, the records and error bodies in x_state.py.
+OAuth is in oauth.py, media in media.py, the records and error bodies in state.py.
 """
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from typing import Any
 
 from fanout.platforms.text import extract_urls, x_weighted_length
 
-from .base import EmulatorServer, Rule
-from .clock import as_utc
-from .wire import Request, Response
-from .x_media import DEFAULT_PROCESSING, XMedia
-from .x_oauth import SCOPES, XOAuth
-from .x_state import (
+from ..base import EmulatorServer, Rule
+from ..clock import as_utc
+from ..wire import Request, Response
+from .media import DEFAULT_PROCESSING, XMedia
+from .oauth import SCOPES, XOAuth
+from .state import (
     PROBLEM,
     Media,
     MediaView,

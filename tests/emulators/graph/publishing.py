@@ -13,11 +13,11 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from . import media
-from .base import EmulatorServer
-from .graph import VERSION, GraphError, requested_fields, select, unknown_object
-from .graph_oauth import Code, GraphOAuth, Token
-from .wire import Request, Response
+from .. import media
+from ..base import EmulatorServer
+from . import VERSION, GraphError, requested_fields, select, unknown_object
+from .oauth import Code, GraphOAuth, Token
+from ..wire import Request, Response
 
 CONTAINER_TTL = dt.timedelta(hours=24)  # "not published within 24 hours" -> EXPIRED
 QUOTA_WINDOW = dt.timedelta(hours=24)

@@ -5,19 +5,18 @@ makes).
 One server answers www.tiktok.com, open.tiktokapis.com and open-upload.tiktokapis.com;
 FANOUT_PLATFORM_HOSTS sends them all to it (`hosts_setting`). Every API answer, errors
 included, is TikTok's envelope; the token endpoint answers flat JSON. OAuth is in
-tiktok_oauth.py, posting and uploads in tiktok_posting.py, the records and bodies in
-tiktok_state.py.
+oauth.py, posting and uploads in posting.py, the records and bodies in state.py.
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
 
-from .base import EmulatorServer, Rule
-from .tiktok_oauth import SCOPES, TikTokOAuth
-from .tiktok_posting import TikTokPosting, avatar_url
-from .tiktok_state import ApiError, PostView, TikTokUser, UploadView, envelope
-from .wire import Request, Response
+from ..base import EmulatorServer, Rule
+from .oauth import SCOPES, TikTokOAuth
+from .posting import TikTokPosting, avatar_url
+from .state import ApiError, PostView, TikTokUser, UploadView, envelope
+from ..wire import Request, Response
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
 # The fields GET /v2/user/info/ answers, and the scope each needs.

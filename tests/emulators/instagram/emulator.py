@@ -6,20 +6,20 @@ One server answers www.instagram.com, api.instagram.com and graph.instagram.com;
 FANOUT_PLATFORM_HOSTS sends them all to it (`hosts_setting`). Graph errors are Graph's
 envelope, HTTP 400 unless said otherwise; the code exchange on api.instagram.com answers
 the older `{"error_type", "code", "error_message"}` shape. What it shares with the Threads
-emulator is in graph_oauth.py and graph_publishing.py.
+emulator is in tests/emulators/graph/ (oauth.py, publishing.py).
 """
 from __future__ import annotations
 
 import datetime as dt
 from typing import Iterable
 
-from .graph import GraphError
-from .graph_oauth import Token
-from .graph_publishing import (QUOTA_WINDOW, ERROR, EXPIRED, FINISHED, PUBLISHED, Container, GraphEmulator, PostMedia,
+from ..graph import GraphError
+from ..graph.oauth import Token
+from ..graph.publishing import (QUOTA_WINDOW, ERROR, EXPIRED, FINISHED, PUBLISHED, Container, GraphEmulator, PostMedia,
                                shortcode)
-from .instagram_rules import DOWNLOAD_FAILED, check_caption, checked_outcome, fetch_image, fetch_video, media_fields
-from .instagram_state import MEDIA_TYPES, STATUS_TEXTS, InstagramUser, Post, upload_failed
-from .wire import Refusal, Request, Response
+from .rules import DOWNLOAD_FAILED, check_caption, checked_outcome, fetch_image, fetch_video, media_fields
+from .state import MEDIA_TYPES, STATUS_TEXTS, InstagramUser, Post, upload_failed
+from ..wire import Refusal, Request, Response
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish")

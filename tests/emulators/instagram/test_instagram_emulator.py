@@ -9,9 +9,9 @@ import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
-from .conftest import Graph, authorize, created, error_of, exchange
-from .instagram import HOSTS
-from .media import jpeg_bytes, png_bytes
+from ..conftest import Graph, authorize, created, error_of, exchange
+from .emulator import HOSTS
+from ..media import jpeg_bytes, png_bytes
 
 USER = "17841400000000002"
 REDIRECT = "https://fanout.example/connect/instagram/callback"

@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from .wire import Refusal, Response
+from ..wire import Refusal, Response
 
 PROBLEM = "application/problem+json"
 INVALID_REQUEST = "https://api.twitter.com/2/problems/invalid-request"

@@ -3,16 +3,16 @@ clock (tests/emulators/README.md#threads has its behaviour and the choices it ma
 
 One server answers every Threads host; FANOUT_PLATFORM_HOSTS sends them all to it
 (`hosts_setting`). Errors are Graph's envelope, HTTP 400 unless said otherwise. What it
-shares with the Instagram emulator is in graph_oauth.py and graph_publishing.py.
+shares with the Instagram emulator is in tests/emulators/graph/ (oauth.py, publishing.py).
 """
 from __future__ import annotations
 
 import datetime as dt
 from typing import Iterable
 
-from .graph import VERSION, GraphError
-from .graph_oauth import Token
-from .graph_publishing import (
+from ..graph import VERSION, GraphError
+from ..graph.oauth import Token
+from ..graph.publishing import (
     ERROR,
     EXPIRED,
     FINISHED,
@@ -26,7 +26,7 @@ from .graph_publishing import (
     PostMedia,
     shortcode,
 )
-from .threads_rules import (
+from .rules import (
     check_params,
     check_text,
     checked_outcome,
@@ -35,8 +35,8 @@ from .threads_rules import (
     media_fields,
     param_error,
 )
-from .threads_state import ERROR_MESSAGES, MEDIA_TYPES, POST_MEDIA_TYPES, Post, ThreadsUser
-from .wire import Request, Response
+from .state import ERROR_MESSAGES, MEDIA_TYPES, POST_MEDIA_TYPES, Post, ThreadsUser
+from ..wire import Request, Response
 
 HOSTS = ("threads.net", "www.threads.net", "threads.com", "www.threads.com", "graph.threads.net", "graph.threads.com")
 SCOPES = ("threads_basic", "threads_content_publish")

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .media import HEAD_BYTES, fetch, sniff
-from .tiktok_state import (
+from ..media import HEAD_BYTES, fetch, sniff
+from .state import (
     FAILED,
     FILE_UPLOAD,
     PRIVACY_LEVELS,
@@ -29,7 +29,7 @@ from .tiktok_state import (
     post_view,
     upload_view,
 )
-from .wire import Request, Response
+from ..wire import Request, Response
 
 MB = 1024 * 1024  # [U] TikTok's "MB" read as MiB
 SMALL_VIDEO, MIN_CHUNK, MAX_CHUNK, MAX_LAST_CHUNK, MAX_CHUNKS = 5 * MB, 5 * MB, 64 * MB, 128 * MB, 1000

@@ -10,9 +10,9 @@ import requests
 
 from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
-from .conftest import Api, redirect_query, run_by_hand
-from .media import jpeg_bytes, mp4_bytes, png_bytes, webm_bytes
-from .tiktok import HOSTS
+from ..conftest import Api, redirect_query, run_by_hand
+from ..media import jpeg_bytes, mp4_bytes, png_bytes, webm_bytes
+from .emulator import HOSTS
 
 OPEN_ID = "-000emuTikTokOpenId0001"
 REDIRECT = "https://fanout.example/connect/tiktok/callback"

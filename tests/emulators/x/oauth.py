@@ -12,9 +12,9 @@ import re
 import secrets
 from collections.abc import Iterable
 
-from .consent import Consent, error_page, revoke_where, with_query
-from .wire import Request, Response
-from .x_state import Code, Token, forbidden, oauth_error, unauthorized
+from ..consent import Consent, error_page, revoke_where, with_query
+from ..wire import Request, Response
+from .state import Code, Token, forbidden, oauth_error, unauthorized
 
 CODE_TTL = dt.timedelta(seconds=30)
 ACCESS_TTL = dt.timedelta(hours=2)

@@ -2,14 +2,12 @@
 post's fields are (tests/emulators/README.md#instagram)."""
 from __future__ import annotations
 
-from fanout.platforms.text import hashtag_count, instagram_length, mention_count
-
 from ..graph import publishing
 from ..graph import GraphError, graph_time
 from ..graph.publishing import ERROR, forcible
 from .state import Post, upload_failed
+from .text import CAPTION_LIMIT, HASHTAG_LIMIT, MENTION_LIMIT, caption_length, hashtags, mentions
 
-CAPTION_LIMIT, HASHTAG_LIMIT, MENTION_LIMIT = 2200, 30, 20
 # 4:5 to 1.91:1, width to height, both ends taken.
 ASPECT = ((4, 5), (191, 100))
 # [U] 300 MB (the current copy of Meta's page; older ones say 1 GB), read as MiB.
@@ -18,16 +16,16 @@ DOWNLOAD_FAILED, FORMAT_REFUSED, UNKNOWN_UPLOAD_ERROR = 2207077, 2207026, 220705
 
 
 def check_caption(caption: str) -> None:
-    """Counted as the app counts (fanout.platforms.text), refused at creation."""
-    length, hashtags = instagram_length(caption), hashtag_count(caption)
+    """Counted as Instagram documents (text.py), refused at creation."""
+    length, tags = caption_length(caption), hashtags(caption)
     if length > CAPTION_LIMIT:
         raise GraphError(f"The submitted image's caption was {length} characters long. The maximum number of "
                          f"characters permitted for a caption is {CAPTION_LIMIT}. Please shorten the caption.",
                          code=36004, subcode=2207010)
-    if hashtags > HASHTAG_LIMIT:
-        raise GraphError(f"The submitted image's caption has {hashtags} hashtags. The maximum number of hashtags "
+    if tags > HASHTAG_LIMIT:
+        raise GraphError(f"The submitted image's caption has {tags} hashtags. The maximum number of hashtags "
                          f"permitted for a caption is {HASHTAG_LIMIT}.", code=36004, subcode=2207010)
-    if mention_count(caption) > MENTION_LIMIT:
+    if mentions(caption) > MENTION_LIMIT:
         raise GraphError(f"Cannot use more than {MENTION_LIMIT} tags per created media.", code=100, subcode=2207040)
 
 

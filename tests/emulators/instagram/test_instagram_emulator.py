@@ -7,10 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
 from ..conftest import Graph, authorize, created, error_of, exchange
-from .emulator import HOSTS
 from ..media import jpeg_bytes, png_bytes
 
 USER = "17841400000000002"
@@ -500,19 +498,6 @@ def test_concurrent_publishes_of_one_container_make_one_post(instagram, graph, m
         statuses = sorted(a.status_code for a in pool.map(lambda _: publish(graph, container), range(8)))
     assert statuses == [200] + [400] * 7
     assert len(instagram.posts[USER]) == 1
-
-
-def test_through_the_service_http_client_every_host_reaches_the_emulator(instagram, token, media_server):
-    http = PlatformHttp(parse_hosts(instagram.hosts_setting))
-    for host in HOSTS:
-        assert http.get(f"https://{host}/v25.0/me", params={"access_token": token}).json() == {"id": USER}
-    created = http.post(f"https://graph.instagram.com/v25.0/{USER}/media",
-                        data={"image_url": media_server.url("/photo.jpg"), "access_token": token}).json()
-    instagram.drop("POST", r"/media_publish$")
-    with pytest.raises(PlatformUnreachable) as lost:
-        http.post(f"https://graph.instagram.com/v25.0/{USER}/media_publish",
-                  data={"creation_id": created["id"], "access_token": token})
-    assert lost.value.sent is True and len(instagram.posts[USER]) == 1
 
 
 @pytest.mark.parametrize("code,subcode,status", [

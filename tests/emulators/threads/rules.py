@@ -2,14 +2,12 @@
 (tests/emulators/README.md#threads)."""
 from __future__ import annotations
 
-from fanout.platforms.text import link_count, threads_length
-
 from ..graph import publishing
 from ..graph import GraphError, graph_time
 from ..graph.publishing import ERROR, forcible
 from .state import ERROR_MESSAGES, Post
+from .text import LINK_LIMIT, TEXT_LIMIT, distinct_links, text_length
 
-TEXT_LIMIT, LINK_LIMIT = 500, 5
 VIDEO_LIMIT = 1024 ** 3
 REPLY_CONTROLS = ("everyone", "accounts_you_follow", "mentioned_only", "parent_post_author_only", "followers_only")
 
@@ -33,9 +31,9 @@ def check_params(p: dict, media_type: str, is_item: bool) -> None:
 
 
 def check_text(text: str, link_attachment: str | None) -> None:
-    if threads_length(text) > TEXT_LIMIT:
+    if text_length(text) > TEXT_LIMIT:
         raise param_error(f"Param text must be at most {TEXT_LIMIT} characters long.")
-    if link_count(" ".join(filter(None, (text, link_attachment)))) > LINK_LIMIT:
+    if distinct_links(text, link_attachment) > LINK_LIMIT:
         raise GraphError(f"THREADS_API__LINK_LIMIT_EXCEEDED: a post may contain at most {LINK_LIMIT} links.",
                          code=100, type="THApiException", error_user_title="Link limit exceeded",
                          error_user_msg=f"Posts can contain at most {LINK_LIMIT} links.")

@@ -7,11 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
 from ..conftest import Graph, authorize, created, error_of, exchange
 from ..media import png_bytes
-from .emulator import HOSTS
 
 USER = "17841400000000001"
 REDIRECT = "https://fanout.example/connect/threads/callback"
@@ -394,24 +392,6 @@ def test_concurrent_publishes_of_one_container_make_one_post(threads, graph):
         codes = sorted(a.status_code for a in pool.map(lambda _: publish(graph, container), range(8)))
     assert codes == [200] + [400] * 7
     assert len(threads.posts[USER]) == 1
-
-
-def test_through_the_service_http_client_the_drop_is_an_ambiguous_failure(threads, token):
-    http = PlatformHttp(parse_hosts(threads.hosts_setting))
-    created = http.post(f"https://graph.threads.net/v1.0/{USER}/threads",
-                        data={"media_type": "TEXT", "text": "x", "access_token": token}).json()
-    threads.drop("POST", r"/threads_publish$")
-    with pytest.raises(PlatformUnreachable) as lost:
-        http.post(f"https://graph.threads.net/v1.0/{USER}/threads_publish",
-                  data={"creation_id": created["id"], "access_token": token})
-    assert lost.value.sent is True
-    assert len(threads.posts[USER]) == 1
-
-
-def test_every_threads_host_reaches_the_emulator_through_the_hosts_setting(threads, token):
-    http = PlatformHttp(parse_hosts(threads.hosts_setting))
-    for host in HOSTS:
-        assert http.get(f"https://{host}/v1.0/me", params={"access_token": token}).json() == {"id": USER}
 
 
 # --- every row of the error table -------------------------------------------------------------

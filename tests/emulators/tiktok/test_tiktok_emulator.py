@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
 from ..conftest import Api, redirect_query, run_by_hand
 from ..media import jpeg_bytes, mp4_bytes, png_bytes, webm_bytes
@@ -709,24 +708,6 @@ def test_fail_tiktok_answers_that_envelope_error_without_effect(tiktok, api):
     assert (error["code"], error["message"], tiktok.posts[OPEN_ID]) == ("spam_risk_user_banned_from_posting", "banned",
                                                                         [])
     assert init(api, file_source(1000)).status_code == 200
-
-
-def test_an_init_dropped_after_its_effect_leaves_a_publish_the_client_never_heard_of(tiktok, api):
-    http = PlatformHttp(parse_hosts(tiktok.hosts_setting))
-    tiktok.drop("POST", "/video/init/$")
-    with pytest.raises(PlatformUnreachable) as lost:
-        http.post("https://open.tiktokapis.com" + INIT, json_body={"post_info": post_info(),
-                                                                    "source_info": file_source(1000)},
-                  headers={"Authorization": f"Bearer {api.token}"})
-    assert lost.value.sent is True and len(tiktok.posts[OPEN_ID]) == 1
-
-
-def test_through_the_service_http_client_every_host_reaches_the_emulator(tiktok, api):
-    http = PlatformHttp(parse_hosts(tiktok.hosts_setting))
-    for host in HOSTS:
-        answer = http.get(f"https://{host}/v2/user/info/?fields=open_id",
-                          headers={"Authorization": f"Bearer {api.token}"})
-        assert answer.json()["data"]["user"]["open_id"] == OPEN_ID
 
 
 def test_an_unknown_path_is_a_404_envelope(api):

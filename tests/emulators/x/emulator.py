@@ -17,10 +17,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from fanout.platforms.text import extract_urls, x_weighted_length
-
 from ..base import EmulatorServer, Rule
 from ..clock import as_utc
+from ..text import links
 from ..wire import Request, Response
 from .media import DEFAULT_PROCESSING, XMedia
 from .oauth import SCOPES, XOAuth
@@ -38,9 +37,9 @@ from .state import (
     problem_response,
     too_many_requests,
 )
+from .text import too_long
 
 HOSTS = ("x.com", "twitter.com", "api.x.com", "api.twitter.com")
-TEXT_LIMIT = 280
 TOO_LONG = ("Your Tweet text is too long. For more information on how Twitter determines text length see "
             "https://github.com/twitter/twitter-text.")
 DUPLICATE = "You are not allowed to create a Tweet with duplicate content."
@@ -72,9 +71,9 @@ def tco(url: str) -> str:
 
 
 def shorten(text: str) -> str:
-    """`text` with every http(s) URL twitter-text finds made a t.co link (bare domains stay)."""
+    """`text` with every http(s) link made a t.co link (bare domains stay)."""
     out, at = [], 0
-    for url in extract_urls(text):
+    for url in links(text):
         start = text.find(url, at)
         if start < 0 or not url.lower().startswith(("http://", "https://")):
             continue
@@ -311,7 +310,7 @@ class XEmulator(XOAuth, XMedia, EmulatorServer):
         with self.lock:
             token = self._auth(request, "tweet.write")
         text, media_ids = _tweet_request(request.json)
-        if x_weighted_length(text) > TEXT_LIMIT:
+        if too_long(text):
             raise invalid_request(TOO_LONG, text=text)
         if not text.strip() and not media_ids:
             raise invalid_request("A Tweet needs text or media: `text` is empty and no media is attached.", text=text)

@@ -8,11 +8,10 @@ import secrets
 import pytest
 import requests
 
-from fanout.platforms.http import PlatformHttp, PlatformUnreachable, parse_hosts
 
 from ..conftest import Api, redirect_query
 from ..media import gif_bytes, jpeg_bytes, mp4_bytes, png_bytes
-from .emulator import HOSTS, TOO_LONG, tco
+from .emulator import TOO_LONG, tco
 from .oauth import s256
 
 USER = "1600000000000000001"
@@ -609,24 +608,6 @@ def test_fail_problem_answers_that_problem_without_effect(x, api):
     body = problem(tweet(api), 403)
     assert body["detail"] == "You are not permitted to perform this action." and x.posts[USER] == []
     assert tweet(api).status_code == 201
-
-
-def test_a_post_dropped_after_its_effect_is_found_in_the_users_timeline(x, api):
-    http = PlatformHttp(parse_hosts(x.hosts_setting))
-    x.drop("POST", "/2/tweets$")
-    with pytest.raises(PlatformUnreachable) as lost:
-        http.post("https://api.x.com/2/tweets", json_body={"text": "lost answer"},
-                  headers={"Authorization": f"Bearer {api.token}"})
-    assert lost.value.sent is True
-    [found] = api("GET", f"/2/users/{USER}/tweets").json()["data"]
-    assert found["text"] == "lost answer" and found["id"] == x.posts[USER][0].id
-
-
-def test_through_the_service_http_client_every_host_reaches_the_emulator(x, api):
-    http = PlatformHttp(parse_hosts(x.hosts_setting))
-    for host in HOSTS:
-        answer = http.get(f"https://{host}/2/users/me", headers={"Authorization": f"Bearer {api.token}"})
-        assert answer.json()["data"]["id"] == USER
 
 
 def test_reset_forgets_tokens_media_and_posts_and_keeps_users(x, api):

@@ -55,7 +55,7 @@ def start_emulators(ready: float):
     from tests.emulators.clock import EmulatorClock
     from tests.emulators.instagram import InstagramEmulator
     from tests.emulators.media import jpeg_bytes
-    from tests.emulators.media_server import MediaServer
+    from tests.emulators.media.server import MediaServer
     from tests.emulators.threads import ThreadsEmulator
 
     media = MediaServer()

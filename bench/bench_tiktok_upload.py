@@ -3,7 +3,7 @@
 Run: python bench/bench_tiktok_upload.py [--mb 200] [--quiet]
 
 This process serves an MP4 of the given size on loopback (its body made as it is sent,
-never held whole) and runs the TikTok emulator (tests/emulators/tiktok.py), which keeps a
+never held whole) and runs the TikTok emulator (tests/emulators/tiktok/), which keeps a
 count and a hash of what is uploaded, never the bytes. A fresh Python process plays the
 worker: it publishes a small video first (imports and first-use allocations done), reads
 its peak RSS (VmHWM), publishes the large one through fanout/platforms/tiktok.py (fetched

@@ -21,7 +21,7 @@ from .adapter_steps import (  # noqa: F401 (fixtures)
 from .emulators.clock import EmulatorClock
 from .emulators.instagram import InstagramEmulator
 from .emulators.media import jpeg_bytes
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 
 START = dt.datetime(2026, 11, 22, 10, 0)
 USER_ID, USERNAME = "17841400000000002", "emu_instagram"

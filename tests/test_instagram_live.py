@@ -20,7 +20,7 @@ from fanout.tasks import tokens
 from .conftest import run_queue
 from .emulators.instagram import InstagramEmulator
 from .emulators.media import jpeg_bytes, png_bytes
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 from .test_instagram_adapter import CONTAINER_ROWS, CREATE, GRAPH_ROWS, PUBLISH, TRANSIENT_ROWS, graph_error
 from .test_threads_live import publish_with_a_death
 from .threads_world import (  # noqa: F401 (fixtures)

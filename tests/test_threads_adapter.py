@@ -23,7 +23,7 @@ from .adapter_steps import (  # noqa: F401 (fixtures)
 )
 from .conftest import free_port
 from .emulators.clock import EmulatorClock
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 from .emulators.threads import ThreadsEmulator
 
 START = dt.datetime(2026, 11, 22, 10, 0)

@@ -18,7 +18,7 @@ from fanout.tasks import publishing, tokens
 
 from .conftest import run_queue
 from .emulators.media import jpeg_bytes
-from .emulators.media_server import MediaServer
+from .emulators.media.server import MediaServer
 from .test_threads_adapter import CONTAINER_ROWS, GRAPH_ROWS
 from .threads_world import (  # noqa: F401 (fixtures)
     USER_ID, browser, connect, emulator, headers, hook, live, port, settings, threads_server,

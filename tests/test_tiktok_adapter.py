@@ -27,7 +27,7 @@ from .adapter_steps import (  # noqa: F401 (fixtures)
 from .conftest import FakeResolver
 from .emulators.clock import EmulatorClock
 from .emulators.media import jpeg_bytes
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 from .emulators.tiktok import TikTokEmulator
 from .media_files import mp4
 

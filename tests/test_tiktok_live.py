@@ -20,7 +20,7 @@ from fanout.tasks import tokens
 from .conftest import run_queue
 from .emulators.instagram import InstagramEmulator
 from .emulators.media import jpeg_bytes
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 from .emulators.tiktok import TikTokEmulator
 from .emulators.x import XEmulator
 from .test_threads_live import publish_with_a_death

@@ -24,9 +24,9 @@ from .adapter_steps import (  # noqa: F401 (fixtures)
 )
 from .conftest import FakeResolver
 from .emulators.clock import EmulatorClock
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 from .emulators.x import XEmulator
-from .emulators.x_media import DEFAULT_PROCESSING
+from .emulators.x.media import DEFAULT_PROCESSING
 from .media_files import gif, mp4
 
 START = dt.datetime(2026, 11, 22, 10, 0)

@@ -15,7 +15,7 @@ from fanout.platforms.base import App
 from fanout.tasks import tokens
 
 from .conftest import run_queue
-from .emulators.media_server import sample_media_server
+from .emulators.media.server import sample_media_server
 from .emulators.x import XEmulator
 from .media_files import mp4
 from .test_threads_live import publish_with_a_death

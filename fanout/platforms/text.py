@@ -1,7 +1,8 @@
-"""Caption counting shared by the publishing adapters and the platform emulators.
+"""Caption counting shared by the API's request rules and the publishing adapters.
 
-Both sides count with the same functions (docs/platforms.md#caption-counting), so that a
-caption the API lets through is one the emulator takes too. Standard library only: the
+They all count with the same functions (docs/platforms.md#caption-counting), so that a
+caption the API lets through is one the adapter sends; the emulators count on their own
+(tests/emulators/README.md#counting-text). Standard library only: the
 emoji and TLD tables this needs are embedded at the bottom of the module.
 """
 from __future__ import annotations

@@ -116,7 +116,7 @@ def _add_media_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _media_server(args: argparse.Namespace, port: int):
-    from .media_server import sample_media_server
+    from .media.server import sample_media_server
 
     server = sample_media_server(host=args.host, port=port)
     if args.media_dir:

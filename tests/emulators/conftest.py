@@ -15,7 +15,7 @@ import requests
 
 from .clock import EmulatorClock
 from .instagram import InstagramEmulator
-from .media_server import sample_media_server
+from .media.server import sample_media_server
 from .threads import ThreadsEmulator
 from .tiktok import TikTokEmulator
 from .x import XEmulator

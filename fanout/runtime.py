@@ -16,8 +16,8 @@ from typing import Any, Callable
 from huey import Huey
 
 from . import ids
-from .crypto import Keyring
-from .netguard import Resolver, resolve_host
+from .security.crypto import Keyring
+from .outbound.guard import Resolver, resolve_host
 from .settings import Settings
 from .times import utcnow
 
@@ -34,9 +34,9 @@ class Runtime:
     sleep: Callable[[float], None] = time.sleep
     # Set by boot(): the registered tasks of `queue`, the guarded outbound HTTP client
     # (client-chosen URLs), the platform API client (fanout.platforms.http.PlatformHttp),
-    # the requests-per-minute counter (a fanout.throttle.Throttle), where webhook
+    # the requests-per-minute counter (a fanout.http.throttle.Throttle), where webhook
     # attempts run (fanout.tasks.lane: inline, or a worker process's threaded lane) and
-    # what the process records for Prometheus (a fanout.metrics.Metrics).
+    # what the process records for Prometheus (a fanout.ops.metrics.Metrics).
     tasks: Any = None
     outbound: Any = None
     # The same guard with a deadline fit for media files (hundreds of MB for a video).

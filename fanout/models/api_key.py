@@ -5,7 +5,7 @@ import os
 
 from peewee import CharField, DateTimeField, ForeignKeyField
 
-from .. import apikeys
+from ..security import apikeys
 from ..problems import InvalidRequest, NotFound
 from . import caps
 from .db import BaseModel, Compiled, write_transaction

@@ -6,7 +6,7 @@ import hashlib
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
-from ..apikeys import random_base62
+from ..security.apikeys import random_base62
 from ..problems import NotFound
 from . import caps
 from .db import BaseModel, write_transaction

@@ -1,7 +1,7 @@
 """Sandbox accounts: what a sandbox connect flow creates, with no platform involved."""
 from __future__ import annotations
 
-from ..apikeys import random_base62
+from ..security.apikeys import random_base62
 from ..platforms.sandbox import sandbox_identity
 from .account import Account, connect_account
 from .db import write_transaction

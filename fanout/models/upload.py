@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from peewee import Value
 
-from ..netguard import UnsafeURL, parse_url
+from ..outbound.guard import UnsafeURL, parse_url
 from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import caps

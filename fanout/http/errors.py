@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
 from jsonschema import Draft4Validator, ValidationError
 
-from .problems import InternalError, InvalidApiKey, InvalidRequest, MethodNotAllowed, MissingApiKey, NotFound, Problem
+from ..problems import InternalError, InvalidApiKey, InvalidRequest, MethodNotAllowed, MissingApiKey, NotFound, Problem
 from .requestlog import request_id_of
 
 log = logging.getLogger("fanout.errors")
@@ -233,7 +233,7 @@ def _routing_problem(request: ConnexionRequest, routes: RouteTable, status: int,
             return MethodNotAllowed(f"{request.method} is not allowed here; use {' or '.join(allowed)}", headers)
         return NotFound(f"no route {request.url.path!r}")
     operations, values = found
-    # HEAD is an undocumented method like any other here (fanout/headmethod.py).
+    # HEAD is an undocumented method like any other here (fanout/http/headmethod.py).
     method = request.method
     if method not in operations:
         allowed = sorted(operations)

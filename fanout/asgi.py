@@ -6,8 +6,8 @@ this module; one whose parent is killed stops within seconds instead of holding 
 """
 from .app import create_app
 from .http.requestlog import configure_logging
-from .settings import Settings
 from .ops.supervise import stop_with_spawning_parent
+from .settings import Settings
 
 settings = Settings.from_env()
 configure_logging(log_format=settings.log_format)

@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 
 from . import __version__
 from .ops import metrics_dir
+from .ops.supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .plans import PLANS
 from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
 from .settings import Settings, SettingsError, sqlite_path
-from .ops.supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from .outbound import guard
-from .security.apikeys import random_base62
 from .models import db
 from .models.account import connect_account
+from .outbound import guard
+from .security.apikeys import random_base62
 from .models.connect_session import (
     SessionUnusable, begin_oauth, claim_oauth_state, consume_session, retry_session, start_session,
 )

@@ -16,8 +16,8 @@ from typing import Any, Callable
 from huey import Huey
 
 from . import ids
-from .security.crypto import Keyring
 from .outbound.guard import Resolver, resolve_host
+from .security.crypto import Keyring
 from .settings import Settings
 from .times import utcnow
 

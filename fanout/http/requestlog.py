@@ -89,7 +89,7 @@ def log_access(request_id: str, *, method: str | None, path: str | None, route: 
 class RequestIdMiddleware:
     """Assigns the request id, sends it back, and writes one access line per request.
 
-    `routes` (errors.RouteTable) names the spec path a request was for; `metrics`
+    `routes` (routes.RouteTable) names the spec path a request was for; `metrics`
     (fanout.ops.metrics.Metrics) counts the request with the same route, status and duration.
     """
 

@@ -5,8 +5,8 @@ import os
 
 from peewee import CharField, DateTimeField, ForeignKeyField
 
-from ..security import apikeys
 from ..problems import InvalidRequest, NotFound
+from ..security import apikeys
 from . import caps
 from .db import BaseModel, Compiled, write_transaction
 from .workspace import Workspace, lock_workspace

@@ -1,8 +1,8 @@
 """Sandbox accounts: what a sandbox connect flow creates, with no platform involved."""
 from __future__ import annotations
 
-from ..security.apikeys import random_base62
 from ..platforms.sandbox import sandbox_identity
+from ..security.apikeys import random_base62
 from .account import Account, connect_account
 from .db import write_transaction
 from .workspace import lock_workspace

@@ -1,4 +1,4 @@
-"""Peak memory of fetching one large media file through fanout/media_fetch.py; prints it.
+"""Peak memory of fetching one large media file through fanout/outbound/media_fetch.py; prints it.
 
 Run: python bench/bench_media_fetch.py [--mb 50] [--quiet]
 
@@ -67,8 +67,8 @@ def peak_rss_kb() -> int:
 
 def fetch_and_measure(base_url: str) -> dict:
     """In the fresh process: the peak RSS before and after the large fetch."""
-    from fanout.media_fetch import inspect
-    from fanout.outbound import Outbound
+    from fanout.outbound.media_fetch import inspect
+    from fanout.outbound.client import Outbound
     from fanout.platforms.rules import RULES
 
     outbound = Outbound(resolve=lambda host: [], insecure=True, deadline=120)

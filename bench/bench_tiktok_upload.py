@@ -53,7 +53,7 @@ class Step:
 
 def publish(base_url: str, hosts: str, token: str, path: str) -> dict:
     """Publish the video at `path` to the end, as the engine would; the result's outcome."""
-    from fanout.outbound import Outbound
+    from fanout.outbound.client import Outbound
     from fanout.platforms import tiktok
     from fanout.platforms.base import Done, Job
     from fanout.platforms.http import PlatformHttp, parse_hosts

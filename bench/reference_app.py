@@ -19,7 +19,7 @@ request, what Fanout does (file by file below), in one thread-pool hop instead o
   target, as Huey's SqliteStorage writes it (fanout/tasks/__init__.py `make_queue`);
 - get (fanout/models/post.py `get_post`): the post, then its targets in position order.
 
-Bodies have the shapes of fanout/views.py `post_view` and errors that of fanout/errors.py.
+Bodies have the shapes of fanout/views.py `post_view` and errors that of fanout/http/errors.py.
 Only what the bench sends is handled: `caption` and `account_ids` (no media, platforms,
 idempotency keys); anything else is not checked. The pure helpers of key strings, ids and
 times come from the fanout package: they cost the same in both, so only the layers around
@@ -43,7 +43,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from fanout import apikeys
+from fanout.security import apikeys
 from fanout.ids import is_id, new_id
 from fanout.plans import PLANS
 from fanout.ratelimit import Limiter, SqliteStore, headers
@@ -300,7 +300,7 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     args = parser.parse_args()
-    # h11, as `fanout api` serves (fanout/httpserver.py), so both parse HTTP alike.
+    # h11, as `fanout api` serves (fanout/http/server.py), so both parse HTTP alike.
     uvicorn.run(app, host=args.host, port=args.port, http="h11", access_log=False, log_level="warning")
 
 

@@ -115,10 +115,10 @@ def test_an_insecure_server_validates_and_serves_the_relaxed_url_rule(client, au
 
 
 def test_the_url_patterns_take_only_what_the_server_takes():
-    """A URL either pattern matches passes the shape checks of its mode (fanout/netguard.py):
+    """A URL either pattern matches passes the shape checks of its mode (fanout/outbound/guard.py):
     schema-valid data is not refused for its shape. (The pattern is narrower in places: no
     IPv6 literal, an ASCII host.)"""
-    from fanout.netguard import parse_url
+    from fanout.outbound.guard import parse_url
 
     schema = SPEC["components"]["schemas"]["OutboundUrl"]
     cases = [
@@ -149,7 +149,7 @@ def test_the_url_patterns_take_only_what_the_server_takes():
 def test_the_redirect_url_patterns_take_only_what_the_server_takes():
     """Either pattern of a connect flow's `redirect_url` matches only what
     `parse_redirect_url` takes in its mode: https anywhere; http to loopback when insecure."""
-    from fanout.netguard import UnsafeURL, parse_redirect_url
+    from fanout.outbound.guard import UnsafeURL, parse_redirect_url
 
     schema = SPEC["components"]["schemas"]["ConnectRequest"]["properties"]["redirect_url"]
     cases = [

@@ -13,17 +13,18 @@ from starlette.exceptions import HTTPException
 from . import runtime as _runtime
 from . import spec as _spec
 from .boot import boot
-from .bodylimit import BodyLimitMiddleware
-from .errors import RouteTable, make_error_handler, render_crash
 from .handlers import connect_pages, docs, sandbox_pages
-from .headmethod import UndocumentedHeadMiddleware
-from .mediatype import MediaTypeMiddleware
-from .operations import DecoratedOnceApi
+from .http.bodylimit import BodyLimitMiddleware
+from .http.errors import make_error_handler, render_crash
+from .http.headmethod import UndocumentedHeadMiddleware
+from .http.mediatype import MediaTypeMiddleware
+from .http.operations import DecoratedOnceApi
+from .http.requestlog import RequestIdHeader, RequestIdMiddleware
+from .http.routes import RouteTable
+from .http.throttle import RateLimitHeaders, RateLimitMiddleware
+from .http.validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 from .problems import Problem
-from .requestlog import RequestIdHeader, RequestIdMiddleware
 from .settings import Settings
-from .throttle import RateLimitHeaders, RateLimitMiddleware
-from .validation import VALIDATOR_MAP_WITH_CLEAR_ERRORS
 
 log = logging.getLogger(__name__)
 

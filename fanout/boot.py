@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import logging
 
-from . import metrics_dir
 from . import runtime as _runtime
-from .crypto import load_keyring
-from .metrics import Metrics
+from .http.throttle import Throttle
 from .models import bind, open_database
-from .outbound import Outbound
+from .ops import metrics_dir
+from .ops.metrics import Metrics
+from .outbound.client import Outbound
 from .platforms.http import PlatformHttp
 from .ratelimit import Limiter, open_store
+from .security.crypto import load_keyring
 from .settings import Settings
 from .tasks import make_queue, register
 from .tasks.webhooks import inline_lane
-from .throttle import Throttle
 
 log = logging.getLogger("fanout.app")
 

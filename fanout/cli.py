@@ -15,11 +15,11 @@ import sys
 from urllib.parse import urlsplit
 
 from . import __version__
-from . import metrics_dir
+from .ops import metrics_dir
+from .ops.supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .plans import PLANS
 from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
 from .settings import Settings, SettingsError, sqlite_path
-from .supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .times import isoformat
 
 log = logging.getLogger("fanout.cli")
@@ -160,10 +160,10 @@ def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     import uvicorn
 
     log.info("serving the API on http://%s:%d (base URL %s)", host, port, settings.base_url)
-    # h11 with a bounded request head, not httptools: see fanout/httpserver.py.
+    # h11 with a bounded request head, not httptools: see fanout/http/server.py.
     # In-flight requests get 3 s on shutdown, so `serve` (then 31 s for its worker) stops
     # within the 35 s the README promises.
-    options = dict(host=host, port=port, access_log=False, log_config=None, http="fanout.httpserver:FanoutH11Protocol",
+    options = dict(host=host, port=port, access_log=False, log_config=None, http="fanout.http.server:FanoutH11Protocol",
                    timeout_graceful_shutdown=3)
     if workers > 1:
         # Each worker process imports fanout.asgi and builds its app from the environment.
@@ -215,7 +215,7 @@ def cmd_listen(args, settings):
     import threading
     import time
 
-    from .listen import Listener, as_json, as_text
+    from .ops.listen import Listener, as_json, as_text
 
     def show(received) -> None:
         print(as_json(received) if args.json else as_text(received) + "\n", flush=True)
@@ -462,7 +462,7 @@ def _positive(value: str) -> int:
 
 
 def _webhook_secret(value: str) -> str:
-    from .signing import check_secret
+    from .security.signing import check_secret
 
     try:
         return check_secret(value)
@@ -471,7 +471,7 @@ def _webhook_secret(value: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .requestlog import configure_logging
+    from .http.requestlog import configure_logging
 
     args = build_parser().parse_args(argv)
     long_running = args.command in ("serve", "api", "worker", "listen")

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from . import netguard
-from .apikeys import random_base62
 from .models import db
 from .models.account import connect_account
+from .outbound import guard
+from .security.apikeys import random_base62
 from .models.connect_session import (
     SessionUnusable, begin_oauth, claim_oauth_state, consume_session, retry_session, start_session,
 )
@@ -73,8 +73,8 @@ def start(rt, workspace_id: str, platform: str, *, sandbox: bool, redirect_url: 
     server cannot run, 403 at the account cap unless the flow may be a reconnect."""
     if redirect_url is not None:
         try:
-            netguard.parse_redirect_url(redirect_url, insecure=rt.settings.insecure_urls)
-        except netguard.UnsafeURL as e:
+            guard.parse_redirect_url(redirect_url, insecure=rt.settings.insecure_urls)
+        except guard.UnsafeURL as e:
             raise InvalidRequest(f"redirect_url: {e}") from None
     if not sandbox and live_setup(rt.settings, platform) is None:
         raise PlatformNotConfigured(not_configured(platform))

@@ -2,7 +2,7 @@
 check of the one against the other (docs/platforms.md#media-files).
 
 Plain values only: each platform's limits are in the table of `fanout/platforms/rules.py`,
-and `fanout/media_fetch.py` fetches a file and reads what it is. This module imports
+and `fanout/outbound/media_fetch.py` fetches a file and reads what it is. This module imports
 nothing heavy, so the request rules that read the table stay quick to load.
 
 A failure is one `MediaProblem` carrying the target error code it fails with:

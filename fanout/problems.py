@@ -1,7 +1,7 @@
 """Every failure Fanout reports on purpose, each class with its stable code and HTTP status.
 
 Model functions, handlers and middlewares raise these; two places render them: the API's
-error handler (`fanout/errors.py`: the `{"error": {"code", "message"}}` object, with the
+error handler (`fanout/http/errors.py`: the `{"error": {"code", "message"}}` object, with the
 class's status and headers) and the CLI (`fanout/cli.py`: the same object or the message,
 and exit status 1). The API's codes are `ErrorCode` in openapi.yaml
 (tests/test_errors.py::test_every_code_the_api_answers_is_documented).

@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 from huey import Huey
 
 from . import ids
-from .crypto import Keyring
-from .netguard import Resolver, resolve_host
+from .outbound.guard import Resolver, resolve_host
+from .security.crypto import Keyring
 from .settings import Settings
 from .times import utcnow
 
 if TYPE_CHECKING:  # set by boot(); importing them here would import the runtime's users
-    from .metrics import Metrics
-    from .outbound import Outbound
+    from .http.throttle import Throttle
+    from .ops.metrics import Metrics
+    from .outbound.client import Outbound
     from .platforms.http import PlatformHttp
     from .tasks import Tasks
-    from .throttle import Throttle
 
 
 @runtime_checkable

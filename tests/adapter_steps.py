@@ -56,7 +56,7 @@ class RecordingStep:
     kill_after_save: int | None = None  # die right after the save with this index
     saved: list = field(default_factory=list)
     calls_at_save: list = field(default_factory=list)
-    outbound: object = None  # fanout.outbound.Outbound, for adapters that fetch media themselves
+    outbound: object = None  # fanout.outbound.client.Outbound, for adapters that fetch media themselves
     # (since, workspace) -> how many posts the engine would count (base.Step.published).
     recent: object = None
     minute: dict = field(default_factory=dict)  # per_minute's log, by key

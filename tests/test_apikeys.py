@@ -1,4 +1,4 @@
-"""API key strings (fanout/apikeys.py): format, entropy, checksum, hashing.
+"""API key strings (fanout/security/apikeys.py): format, entropy, checksum, hashing.
 
 Pins docs/decisions.md#api-keys and docs/reliability.md#api-keys.
 """
@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from fanout import apikeys
-from fanout.apikeys import BASE62, ParsedKey
+from fanout.security import apikeys
+from fanout.security.apikeys import BASE62, ParsedKey
 
 KEY_PATTERN = re.compile(r"^svc_(live|sandbox)_[0-9A-Za-z]{50}$")
 MODES = ("live", "sandbox")

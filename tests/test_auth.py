@@ -1,7 +1,7 @@
 """Authentication (docs/decisions.md#authentication-and-modes): missing, malformed, unknown, revoked keys."""
 import pytest
 
-from fanout import apikeys
+from fanout.security import apikeys
 from fanout.models import ApiKey, db
 from fanout.problems import PlanLimitExceeded
 from fanout.models.api_key import create_key, revoke_key

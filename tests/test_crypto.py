@@ -1,4 +1,4 @@
-"""Encryption at rest (fanout/crypto.py): Keyring, key parsing and the key file."""
+"""Encryption at rest (fanout/security/crypto.py): Keyring, key parsing and the key file."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
-from fanout.crypto import KEY_FILE, Keyring, load_keyring, parse_keys
+from fanout.security.crypto import KEY_FILE, Keyring, load_keyring, parse_keys
 from fanout.settings import Settings, SettingsError
 
 OLD_KEY = b"hTMUhjRO0RYW8h_LA-g_S9tTbcf3G_9pGxvX0fl-plA="

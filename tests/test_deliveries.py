@@ -13,7 +13,7 @@ from standardwebhooks.webhooks import Webhook as StandardWebhook
 
 from fanout.models import Delivery, DeliveryAttempt, db
 from fanout.models.deliveries import claim_attempt, record_attempt
-from fanout.outbound import Outbound
+from fanout.outbound.client import Outbound
 from fanout.tasks.publishing import publish_target
 
 from .conftest import free_port, run_queue, upload_post

@@ -187,3 +187,14 @@ def test_the_readmes_module_list_names_every_module_and_folder_of_the_package():
     package = {f"fanout/{p.name}" + ("/" if p.is_dir() else "") for p in (ROOT / "fanout").iterdir()
                if p.name not in ("__init__.py", "__pycache__") and (p.suffix in (".py", ".yaml") or p.is_dir())}
     assert package - listed == set() and listed - package == set()
+
+
+def test_the_readmes_module_list_names_every_module_of_a_folder_it_lists_module_by_module():
+    development = (ROOT / "README.md").read_text().split("## Development", 1)[1]
+    listing = FENCED.search(development).group(1)
+    folders = re.findall(r"^(fanout/[\w/]+/)[^\n]*\n((?:  \w[^\n]*\n)+)", listing, re.M)
+    assert folders, "no folder of the package is listed module by module"
+    for folder, lines in folders:
+        listed = set(re.findall(r"^  ([\w.]+\.py)\b", lines, re.M))
+        package = {p.name for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"}
+        assert package - listed == set() and listed - package == set(), folder

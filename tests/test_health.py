@@ -5,12 +5,12 @@ import threading
 
 import pytest
 
-from fanout import readiness
+from fanout.ops import readiness
 from fanout.models import bind, db, open_database
 from fanout.models.schema import migrate
 from fanout.ratelimit import Limiter, RedisStore
 from fanout.tasks.heartbeat import Heartbeat
-from fanout.throttle import Throttle
+from fanout.http.throttle import Throttle
 
 from .conftest import assert_error, free_port, spend, wait_for
 

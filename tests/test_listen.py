@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from fanout.signing import service_signature, standard_webhook_headers
+from fanout.security.signing import service_signature, standard_webhook_headers
 
 from .conftest import bearer, connect_on_server, free_port, loopback_guarded, wait_for
 

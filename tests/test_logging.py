@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from fanout.requestlog import configure_logging
+from fanout.http.requestlog import configure_logging
 from fanout.settings import Settings, SettingsError
 
 from .conftest import bearer

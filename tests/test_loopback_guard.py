@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from fanout.outbound import Outbound, OutboundError
+from fanout.outbound.client import Outbound, OutboundError
 
 from .conftest import (
     LOOPBACK_SITE, PUBLIC_IP, FakeResolver, bearer, connect_on_server, take_refusals, wait_for,

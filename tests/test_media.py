@@ -1,4 +1,4 @@
-"""Fetching and checking one media file (fanout/media_fetch.py), against real servers on
+"""Fetching and checking one media file (fanout/outbound/media_fetch.py), against real servers on
 loopback; the limits are the platforms' own from fanout/platforms/rules.py
 (docs/platforms.md#media-files), or those scaled down where a test needs a small cap.
 
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from fanout.media import FORMATS, MediaProblem
-from fanout.media_fetch import describe, fetch, inspect, sniff
-from fanout.outbound import Outbound
+from fanout.outbound.media_fetch import describe, fetch, inspect, sniff
+from fanout.outbound.client import Outbound
 from fanout.platforms.rules import RULES
 
 from . import media_files as files

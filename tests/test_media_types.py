@@ -1,4 +1,4 @@
-"""A request body's media type is read case-insensitively, its parameters ignored (fanout/mediatype.py).
+"""A request body's media type is read case-insensitively, its parameters ignored (fanout/http/mediatype.py).
 
 Every operation that takes a JSON body (found in openapi.yaml) answers its documented request
 example the same way whatever the spelling of `application/json`; a body sent under any

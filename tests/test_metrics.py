@@ -6,7 +6,7 @@ summed over several processes: tests/test_monitoring_processes.py.
 from dataclasses import replace
 
 import pytest
-from fanout.outbound import Outbound
+from fanout.outbound.client import Outbound
 
 from .conftest import Scrape, assert_error, bearer, run_queue, spend, upload_post
 

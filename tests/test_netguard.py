@@ -1,4 +1,4 @@
-"""Outbound URL guard (fanout/netguard.py) against SSRF: docs/reliability.md#outbound-requests.
+"""Outbound URL guard (fanout/outbound/guard.py) against SSRF: docs/reliability.md#outbound-requests.
 
 No test touches the network: the resolver is always a fake, except the loopback check of
 the real `resolve_host("localhost")`.
@@ -9,7 +9,7 @@ import ipaddress
 
 import pytest
 
-from fanout.netguard import (
+from fanout.outbound.guard import (
     MAX_URL_LENGTH,
     UnsafeURL,
     check_url,

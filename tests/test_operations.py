@@ -1,5 +1,5 @@
-"""Work Connexion would repeat on every request, done once (fanout/operations.py,
-fanout/validation.py `_Validators`, fanout/handlers `fixed_signature`), and the headers a
+"""Work Connexion would repeat on every request, done once (fanout/http/operations.py,
+fanout/http/validation.py `_Validators`, fanout/handlers `fixed_signature`), and the headers a
 handler's response carries when responses are not validated (fanout/app.py)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import threading
 
 from fanout.app import create_app
 from fanout.handlers import api_call, on_the_stores, posts
-from fanout.operations import DecoratedOnceOperation
-from fanout.validation import _Validators
+from fanout.http.operations import DecoratedOnceOperation
+from fanout.http.validation import _Validators
 
 from .conftest import PUBLIC_IP, FakeResolver, connect_sandbox_account
 

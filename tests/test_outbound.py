@@ -1,4 +1,4 @@
-"""The guarded outbound HTTP client (fanout/outbound.py), against real servers on loopback.
+"""The guarded outbound HTTP client (fanout/outbound/client.py), against real servers on loopback.
 
 `network` records every TCP connect and every system DNS lookup the client makes, and can
 route a public address to a loopback server, so the production path (public address,
@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from fanout.outbound import Outbound, OutboundError
+from fanout.outbound.client import Outbound, OutboundError
 
 from .conftest import PUBLIC_IP, LoopbackSite, Network, serving
 

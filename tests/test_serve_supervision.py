@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from fanout.supervise import Backoff, WorkerProcess
+from fanout.ops.supervise import Backoff, WorkerProcess
 
 from .conftest import wait_for
 

@@ -8,7 +8,7 @@ import time
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from fanout.signing import (
+from fanout.security.signing import (
     TIMESTAMP_TOLERANCE,
     check_secret,
     service_signature,

@@ -8,7 +8,7 @@ import requests
 from standardwebhooks.webhooks import Webhook as StandardWebhook
 
 from fanout.models import Delivery, Event, Target, db
-from fanout.signing import verify_service_signature
+from fanout.security.signing import verify_service_signature
 
 from .conftest import IMAGE, bearer, connect_on_server, connect_sandbox_account, start_worker, wait_for
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from fanout.outbound import Outbound
+from fanout.outbound.client import Outbound
 from fanout.platforms import x
 from fanout.platforms.base import AuthFailed, Job, Retry, Wait
 

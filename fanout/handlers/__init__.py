@@ -26,7 +26,7 @@ def fixed_signature(function):
 
 def api_call(handler):
     """Runs the handler on a pooled connection; the Problems it raises reach the app's
-    error handler (fanout/errors.py), which answers them.
+    error handler (fanout/http/errors.py), which answers them.
 
     For a handler that waits on nothing but the stores (see `on_the_stores`).
     """

@@ -20,7 +20,7 @@ def _lookup(token: str) -> dict | None:
         "key_id": key.id,
         "mode": key.mode,
         "plan": plan,
-        # Counted in the same call as the lookup (fanout/throttle.py applies it).
+        # Counted in the same call as the lookup (fanout/http/throttle.py applies it).
         "rate": runtime.current().throttle.check(key.workspace_id, get_plan(plan).requests_per_minute),
     }
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import runtime
-from ..readiness import readiness
+from ..ops.readiness import readiness
 
 
 def get_liveness():
@@ -10,6 +10,6 @@ def get_liveness():
 
 
 async def get_readiness():
-    # Async: the checks run on threads of their own, each bounded (fanout/readiness.py).
+    # Async: the checks run on threads of their own, each bounded (fanout/ops/readiness.py).
     report, ready = await readiness(runtime.current())
     return report, 200 if ready else 503

@@ -11,7 +11,7 @@ import hmac
 from connexion.lifecycle import ConnexionResponse
 
 from .. import runtime
-from ..metrics import CONTENT_TYPE, DatabaseGauges
+from ..ops.metrics import CONTENT_TYPE, DatabaseGauges
 from ..problems import InvalidMetricsToken
 
 

@@ -5,7 +5,8 @@ import logging
 
 from connexion import request
 
-from .. import cursors, runtime
+from .. import runtime
+from ..http import cursors
 from ..models import idempotency
 from ..models.post import get_post as _get_post
 from ..models.post import list_posts as _list_posts

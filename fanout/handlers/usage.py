@@ -12,5 +12,5 @@ from . import api_call
 def get_usage(token_info):
     now = runtime.current().now()
     plan = get_plan(token_info["plan"])
-    # The counter already counted this request (fanout.throttle): None while its store is down.
+    # The counter already counted this request (fanout.http.throttle): None while its store is down.
     return usage_view(plan, caps.usage(token_info["workspace_id"], plan, now), token_info.get("rate"), now), 200

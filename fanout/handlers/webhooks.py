@@ -1,10 +1,11 @@
 """POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}."""
 from __future__ import annotations
 
-from .. import cursors, runtime
+from .. import runtime
+from ..http import cursors
 from ..models import deliveries
 from ..models import webhook as webhooks
-from ..netguard import UnsafeURL, check_url
+from ..outbound.guard import UnsafeURL, check_url
 from ..problems import InvalidRequest
 from ..views import delivery_view, list_view, new_webhook_view, page_view, webhook_view
 from . import api_call, known_id, network_call, no_content

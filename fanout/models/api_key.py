@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from .. import apikeys
+from ..security import apikeys
 from ..problems import InvalidRequest, NotFound
 from . import caps
 from .db import Compiled, write_transaction

@@ -6,8 +6,8 @@ import hashlib
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
-from ..apikeys import random_base62
 from ..problems import NotFound
+from ..security.apikeys import random_base62
 from . import caps
 from .db import BaseModel, write_transaction
 from .workspace import Workspace

@@ -1,8 +1,8 @@
 """Sandbox accounts: what a sandbox connect flow creates, with no platform involved."""
 from __future__ import annotations
 
-from ..apikeys import random_base62
 from ..platforms.sandbox import sandbox_identity
+from ..security.apikeys import random_base62
 from .account import connect_account
 from .db import write_transaction
 from .tables.account import Account

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..netguard import UnsafeURL, parse_url
+from ..outbound.guard import UnsafeURL, parse_url
 from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import caps

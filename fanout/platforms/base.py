@@ -148,7 +148,7 @@ class Step(Protocol):
     """What an adapter may use while it runs one step."""
 
     http: Any  # fanout.platforms.http.PlatformHttp: the platform's API, hosts rewritten
-    outbound: Any  # fanout.outbound.Outbound: the guard for URLs clients choose (media)
+    outbound: Any  # fanout.outbound.client.Outbound: the guard for URLs clients choose (media)
     settings: Any  # fanout.settings.Settings
 
     def now(self) -> _dt.datetime: ...
@@ -221,7 +221,7 @@ class Adapter(Protocol):
     def publish(self, step: Step, job: Job) -> Result: ...
 
     # Optional, module level: True when the adapter fetches the media itself to upload
-    # the bytes (with fanout/media_fetch.py's `fetch`, which checks them as the engine
+    # the bytes (with fanout/outbound/media_fetch.py's `fetch`, which checks them as the engine
     # would): the engine then does not fetch them first.
     UPLOADS_MEDIA: bool
 

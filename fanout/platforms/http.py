@@ -1,7 +1,7 @@
 """Calls to a platform's own API: real URLs, hosts rewritten by FANOUT_PLATFORM_HOSTS.
 
 Platform hosts are fixed by the adapters, not chosen by clients, so these calls do not go
-through the guard of fanout/outbound.py (media URLs do). Two rules keep them honest:
+through the guard of fanout/outbound/client.py (media URLs do). Two rules keep them honest:
 - every URL must be https on its real host, unless that host is listed in
   FANOUT_PLATFORM_HOSTS, which rewrites scheme, host and port (path and query kept); only
   listed hosts may become http or loopback, which is how tests reach the emulators;

@@ -1,5 +1,5 @@
 """What each platform takes, as one table: caption caps, the media one post may carry, and
-what each media file may be once fetched (`MediaLimits`, checked by fanout/media_fetch.py).
+what each media file may be once fetched (`MediaLimits`, checked by fanout/outbound/media_fetch.py).
 
 The API turns away media that the request alone shows a platform cannot take (docs/decisions.md#media:
 422 `unsupported_media_for_platform`) and fails a target whose caption is over its

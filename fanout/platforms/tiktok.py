@@ -329,7 +329,7 @@ class _Posting:
 
     def upload(self, video: Mapping[str, str], creator_info) -> Result:
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..media_fetch import MediaProblem, fetch
+        from ..outbound.media_fetch import MediaProblem, fetch
 
         try:
             media = fetch(self.step.outbound, video["url"], RULES["tiktok"].media_limits, "video", label="media[0]")
@@ -381,7 +381,7 @@ class _Posting:
 
     def inspect(self, item: Mapping[str, str], index: int):
         """The media TikTok will pull, checked as fetched (type, size, duration)."""
-        from ..media_fetch import MediaProblem, inspect
+        from ..outbound.media_fetch import MediaProblem, inspect
 
         try:
             return inspect(self.step.outbound, item["url"], RULES["tiktok"].media_limits, item["type"],

@@ -5,7 +5,7 @@ Authorize on x.com, everything else on api.x.com under `/2`; errors are problem+
 (`type`, `title`, `detail`), the token endpoint's OAuth's own (`error`, `error_description`).
 
 A post is published in steps over saved state:
-1. each media file is fetched once (fanout/media_fetch.py checks it as it streams) and
+1. each media file is fetched once (fanout/outbound/media_fetch.py checks it as it streams) and
    uploaded: an image in one request, a video or an animated GIF in chunks (initialize,
    append, finalize);
 2. media X processes (videos, GIFs) is read back (`STATUS`) until it succeeded, a
@@ -303,7 +303,7 @@ class _Posting:
     def upload(self, index: int) -> dict:
         """Fetch item `index` (checked as it streams) and upload it; its saved form."""
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..media_fetch import MediaProblem, fetch
+        from ..outbound.media_fetch import MediaProblem, fetch
 
         item = self.job.media[index]
         self.saved()  # renews the lease (and stops here if it was lost) before a long upload

@@ -164,7 +164,7 @@ def _preflight(rt, post, target) -> Done | None:
         return failed(CAPTION, problem)
     # Imported here: Pillow and mutagen load only in the processes that publish, not in
     # every API process and command that imports the tasks.
-    from ..media_fetch import MediaProblem, inspect
+    from ..outbound.media_fetch import MediaProblem, inspect
 
     if getattr(REGISTRY[target.platform].adapter, "UPLOADS_MEDIA", False):
         return None  # the adapter fetches each file once, checking it the same way, to upload it

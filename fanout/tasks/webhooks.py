@@ -9,8 +9,8 @@ import time
 from .. import runtime
 from ..models import db
 from ..models.deliveries import claim_attempt, owner_of, record_attempt
-from ..outbound import OutboundError
-from ..signing import service_signature, standard_webhook_headers
+from ..outbound.client import OutboundError
+from ..security.signing import service_signature, standard_webhook_headers
 from ..times import UTC, to_epoch_ms
 from .lane import Inline, Lane, Owner
 

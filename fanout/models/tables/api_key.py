@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from peewee import CharField, DateTimeField, ForeignKeyField
 
-from ... import apikeys
+from ...security import apikeys
 from ..db import BaseModel
 from ..workspace import Workspace
 

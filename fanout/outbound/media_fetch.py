@@ -26,7 +26,7 @@ import filetype
 import mutagen.mp4
 from PIL import Image
 
-from .media import (
+from ..media import (
     FORMATS,
     TIMED_FORMATS,
     Kind,
@@ -39,7 +39,7 @@ from .media import (
     size_problem,
     unsupported,
 )
-from .outbound import Outbound, OutboundError
+from .client import Outbound, OutboundError
 
 SPOOL_BYTES = 1024 * 1024  # kept in memory below this; larger files roll over to disk
 SNIFF_BYTES = 8192  # what filetype reads; an ISO BMFF ftyp box or a JPEG marker fits easily

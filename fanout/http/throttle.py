@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 
-from . import runtime
-from .plans import get_plan
-from .problems import RateLimited
-from .ratelimit import Decision, Limiter, LimiterUnavailable, headers, policy
+from .. import runtime
+from ..plans import get_plan
+from ..problems import RateLimited
+from ..ratelimit import Decision, Limiter, LimiterUnavailable, headers, policy
 
 log = logging.getLogger("fanout.throttle")
 

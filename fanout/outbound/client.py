@@ -2,9 +2,9 @@
 
 Every request goes through the same steps (docs/reliability.md#outbound-requests):
 
-1. The URL passes `netguard.parse_url` (https only, unless `insecure`; no user info).
+1. The URL passes `guard.parse_url` (https only, unless `insecure`; no user info).
 2. The host is resolved once, with the injected resolver, and every address of the answer
-   must pass `netguard.is_public_address` (unless `insecure`, which allows private and
+   must pass `guard.is_public_address` (unless `insecure`, which allows private and
    loopback addresses but changes nothing else).
 3. The connection goes to one of those addresses, pinned: urllib3 is handed the address,
    never the name, so no second DNS answer (rebinding) is ever used. TLS still sends the
@@ -50,8 +50,8 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util.ssl_match_hostname import CertificateError as HostnameMismatch
 
-from . import netguard
-from .netguard import Resolver, UnsafeURL
+from . import guard
+from .guard import Resolver, UnsafeURL
 
 Kind = Literal["unsafe_url", "dns", "connect", "tls", "timeout", "too_large", "protocol", "too_many_redirects"]
 KINDS: frozenset[str] = frozenset(get_args(Kind))
@@ -171,7 +171,7 @@ class Outbound:
               sink: BinaryIO | None = None) -> OutboundResponse:
         start = self.clock() if start is None else start
         try:
-            parts = netguard.parse_url(url, insecure=self.insecure)
+            parts = guard.parse_url(url, insecure=self.insecure)
         except UnsafeURL as e:
             raise OutboundError("unsafe_url", f"url {e}") from None
         host = _ascii_host(parts.hostname)
@@ -217,17 +217,17 @@ class Outbound:
         except (requests.exceptions.RequestException, ValueError):
             raise OutboundError("unsafe_url", "url is not a valid URL") from None
 
-    def _addresses(self, host: str) -> list[netguard.IPAddress]:
+    def _addresses(self, host: str) -> list[guard.IPAddress]:
         """The one resolution of `host`, every address checked unless `insecure`."""
         try:
-            # One call to the resolver (none for an address literal), parsed by netguard's
+            # One call to the resolver (none for an address literal), parsed by the guard's
             # own helper so the rules stay in one place (it is private there for now).
-            addresses = netguard.addresses_of(host, self.resolve)
+            addresses = guard.addresses_of(host, self.resolve)
         except (OSError, ValueError):
             addresses = []
         if not addresses:
             raise OutboundError("dns", f"host {host!r} does not resolve")
-        if not self.insecure and not all(netguard.is_public_address(ip) for ip in addresses):
+        if not self.insecure and not all(guard.is_public_address(ip) for ip in addresses):
             raise OutboundError("unsafe_url", f"host {host!r} resolves to a non-public address")
         return addresses
 

@@ -1,6 +1,6 @@
 """`fanout listen`: a webhook receiver for developers, to watch deliveries arrive.
 
-Every POST is checked against both signature schemes of fanout/signing.py and shown as a
+Every POST is checked against both signature schemes of fanout/security/signing.py and shown as a
 block of text (or one JSON object a line). The answer tells Fanout what happened: 204 when
 both signatures are valid and the body is a JSON object, 401 when a signature is missing,
 wrong or out of its time window, 400 when the body cannot be read as an event. Fanout
@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-from .signing import SERVICE_SIGNATURE_HEADER, service_signature_problem, standard_webhook_problem
-from .times import isoformat
+from ..security.signing import SERVICE_SIGNATURE_HEADER, service_signature_problem, standard_webhook_problem
+from ..times import isoformat
 
 # Fanout's events are a few hundred bytes; anything near this is not one of them.
 MAX_BODY = 1 << 20

@@ -7,8 +7,8 @@ validator) gets the 413 instead of the next chunk. Applies to every request.
 """
 from __future__ import annotations
 
+from ..problems import PayloadTooLarge
 from .errors import error_body
-from .problems import PayloadTooLarge
 
 
 class BodyLimitMiddleware:

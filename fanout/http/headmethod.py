@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from starlette.exceptions import HTTPException
 
-from .errors import RouteTable, raw_path
+from .routes import RouteTable, raw_path
 
 
 class UndocumentedHeadMiddleware:

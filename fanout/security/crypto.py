@@ -8,8 +8,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from .datadir import make_private, private_folder
-from .settings import Settings, SettingsError
+from ..datadir import make_private, private_folder
+from ..settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
 KEY_FILE = "secret.key"

@@ -16,8 +16,8 @@ import http
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ..problems import HeadersTooLarge, InvalidRequest
 from .errors import error_body
-from .problems import HeadersTooLarge, InvalidRequest
 from .requestlog import log_access, new_request_id
 
 MAX_HEAD_BYTES = 64 * 1024

@@ -5,7 +5,7 @@ it finds an operation's body schema, and the validator for it, by matching the h
 case-sensitively, and reads a body as JSON only when the type is spelled in lower case.
 `APPLICATION/JSON` so skipped validation and reached a handler as bytes (a 500). Written
 once here, the canonical form is what every later step sees: Connexion's validation, its
-request parsing and ours (fanout/validation.py).
+request parsing and ours (fanout/http/validation.py).
 
 The parameters go: the API takes only JSON, and JSON has none (RFC 8259 §11: a `charset`
 "has no effect on compliant recipients"); a JSON body is UTF-8 whatever it declares.

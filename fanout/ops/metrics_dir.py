@@ -16,13 +16,13 @@ import logging
 import os
 from pathlib import Path
 
-from .datadir import private_file, private_folder
+from ..datadir import private_file, private_folder
 
 log = logging.getLogger(__name__)
 
 VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 FOLDER = "metrics"
-# The files prometheus_client writes for the kinds of metric fanout.metrics defines.
+# The files prometheus_client writes for the kinds of metric fanout.ops.metrics defines.
 KINDS = ("counter", "histogram", "gauge_livesum")
 
 

@@ -19,8 +19,8 @@ import logging
 import os
 import time
 
-from .ids import new_id
-from .times import isoformat, utcnow
+from ..ids import new_id
+from ..times import isoformat, utcnow
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 access_log = logging.getLogger("fanout.access")
@@ -89,8 +89,8 @@ def log_access(request_id: str, *, method: str | None, path: str | None, route: 
 class RequestIdMiddleware:
     """Assigns the request id, sends it back, and writes one access line per request.
 
-    `routes` (errors.RouteTable) names the spec path a request was for; `metrics`
-    (fanout.metrics.Metrics) counts the request with the same route, status and duration.
+    `routes` (routes.RouteTable) names the spec path a request was for; `metrics`
+    (fanout.ops.metrics.Metrics) counts the request with the same route, status and duration.
     """
 
     def __init__(self, app, routes=None, metrics=None):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from .problems import InvalidRequest
+from ..problems import InvalidRequest
 
 
 def encode(keyring, workspace_id: str, created_at: _dt.datetime, item_id: str) -> str:

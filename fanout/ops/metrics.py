@@ -2,15 +2,15 @@
 
 One `Metrics` per runtime, with a registry of its own (tests each see theirs). The
 service records each event where its rule lives, through the methods below:
-- requests: fanout.requestlog (route template, not the raw path), with the access line;
+- requests: fanout.http.requestlog (route template, not the raw path), with the access line;
 - posts created: fanout.models.upload, once the post's transaction committed;
 - targets reaching a final status, and how long after their post was created:
   fanout.models.lifecycle.resolve, the one place a target becomes final;
 - webhook attempts: fanout.tasks.webhooks.attempt;
-- 429s by plan: fanout.throttle.
+- 429s by plan: fanout.http.throttle.
 
 Several processes (`fanout api --processes N`, `serve` and its worker, `fanout worker`) share
-a folder of metrics files (fanout/metrics_dir.py); a scrape then sums them all. Queue
+a folder of metrics files (fanout/ops/metrics_dir.py); a scrape then sums them all. Queue
 depths and worker heartbeats are not recorded by anyone: they are read from the database
 at scrape time (`DatabaseGauges`), once, so they are never multiplied by the number of
 processes.
@@ -151,10 +151,10 @@ class DatabaseGauges:
         self.rt = rt
 
     def collect(self):
-        from .models import db
-        from .models.deliveries import count_due
-        from .models.heartbeat import live_count, newest
-        from .models.post import count_in_flight
+        from ..models import db
+        from ..models.deliveries import count_due
+        from ..models.heartbeat import live_count, newest
+        from ..models.post import count_in_flight
 
         now = self.rt.now()
         stale = _dt.timedelta(seconds=self.rt.settings.heartbeat_stale)

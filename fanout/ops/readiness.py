@@ -6,7 +6,7 @@ never blocks the event loop. While a check is still hanging, the next /readyz do
 start another one beside it: it fails that part at once, so probes cannot pile up threads.
 
 The limiter store is reported as `degraded` at worst: the API serves without the limit
-while it is down (fanout/throttle.py), so readiness does not depend on it.
+while it is down (fanout/http/throttle.py), so readiness does not depend on it.
 """
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .errors import error_object
-from .models import db
-from .models import heartbeat
-from .models.schema import pending
-from .problems import NotReady
-from .times import isoformat
+from ..http.errors import error_object
+from ..models import db
+from ..models import heartbeat
+from ..models.schema import pending
+from ..problems import NotReady
+from ..times import isoformat
 
 CHECK_TIMEOUT = 2.0
 

@@ -28,7 +28,6 @@ every process is stopped at the end, even on Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import statistics
@@ -44,7 +43,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_latency import FANOUT, ROOT, Receiver, fanout, free_port  # noqa: E402
+from bench.bench_latency import FANOUT, ROOT, Receiver, fanout, free_port, serving  # noqa: E402
 
 PLATFORMS = ("threads", "instagram")
 # Seconds a ready post may take: past Instagram's former minute between two reads.
@@ -69,33 +68,6 @@ def start_emulators(ready: float):
     for emulator in emulators.values():
         emulator.start()
     return media, photo, emulators
-
-
-@contextlib.contextmanager
-def serving(env: dict, port: int):
-    """`fanout serve` on `port`, ready; stopped on the way out."""
-    base = f"http://127.0.0.1:{port}"
-    serve = subprocess.Popen([*FANOUT, "serve", "--port", str(port)], env=env, cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline or serve.poll() is not None:
-                sys.exit("fanout serve did not become ready")
-            time.sleep(0.2)
-        yield base
-    finally:
-        os.killpg(serve.pid, 15)
-        try:
-            serve.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(serve.pid, 9)
-            serve.wait()
 
 
 def connect(base: str, headers: dict, platform: str) -> str:
@@ -183,7 +155,8 @@ def main() -> None:
         windowed = {**env, "FANOUT_THREADS_CONTAINER_WINDOW": str(args.window),
                     "FANOUT_INSTAGRAM_CONTAINER_WINDOW": str(args.window)}
         for cases, settings in ((("ready",), env), (("expired", "unreadable"), windowed)):
-            with serving(settings, port) as base:
+            with serving(settings, port):
+                base = f"http://127.0.0.1:{port}"
                 if not accounts:
                     hook = requests.post(f"{base}/v1/webhooks", headers=headers, timeout=10, json={
                         "url": f"http://127.0.0.1:{receiver.server_address[1]}/hook",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import contextlib
 import json
 import os
 import socket
@@ -109,6 +110,33 @@ def fanout(env: dict, *args: str) -> dict:
     return json.loads(out.stdout)
 
 
+@contextlib.contextmanager
+def serving(env: dict, port: int):
+    """`fanout serve` on `port`, ready (its /readyz 200); stopped on the way out."""
+    base = f"http://127.0.0.1:{port}"
+    serve = subprocess.Popen([*FANOUT, "serve", "--port", str(port)], env=env, cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if requests.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline or serve.poll() is not None:
+                sys.exit("fanout serve did not become ready")
+            time.sleep(0.2)
+        yield serve
+    finally:
+        os.killpg(serve.pid, 15)
+        try:
+            serve.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, 9)
+            serve.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rate", type=float, default=20.0)
@@ -133,19 +161,7 @@ def main() -> None:
 
     receiver = Receiver()
     threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    serve = subprocess.Popen([*FANOUT, "serve", "--port", str(port)], env=env, cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                sys.exit("fanout serve did not become ready")
-            time.sleep(0.2)
+    with serving(env, port) as serve:
         senders = []  # (headers, account id) of each workspace
         for key in keys:
             headers = {"Authorization": f"Bearer {key}"}
@@ -199,13 +215,7 @@ def main() -> None:
             print(summary(f"after {args.idle:g} s idle", latencies))
             print(f"worker CPU while idle: {idle_cpu:.2f} s over {idle_wall:.0f} s "
                   f"({100 * idle_cpu / idle_wall:.2f}% of one core)")
-    finally:
-        os.killpg(serve.pid, 15)
-        try:
-            serve.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(serve.pid, 9)
-        receiver.shutdown()
+    receiver.shutdown()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from .models.connect_session import (
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_at
 from .platforms.base import CREDENTIALS, AccountNotEligible, AuthFailed, Field, Grant, connect_style
+from .platforms.setup import live_setup
 from .platforms.http import PlatformUnreachable
 from .problems import InvalidRequest, PlanLimitExceeded, PlatformNotConfigured
 
@@ -78,16 +79,6 @@ def redirect_uri(settings, platform: str) -> str:
     return f"{settings.connect_url}/connect/{platform}/callback"
 
 
-def live_setup(rt, platform: str):
-    """(adapter, app) when the server can run this platform's live flow, else None. A
-    credentials platform needs no app registered with it: its app is None."""
-    adapter = rt.platforms[platform].adapter
-    if adapter is not None and connect_style(adapter) == CREDENTIALS:
-        return adapter, None
-    app = rt.settings.platform_apps.get(platform)
-    return (adapter, app) if adapter is not None and app is not None else None
-
-
 def start(rt, workspace_id: str, platform: str, *, sandbox: bool, redirect_url: str | None) -> str:
     """The connect URL of a new session: `{connect_url}/connect/{platform}?session=<token>`.
 
@@ -120,7 +111,7 @@ def open_link(rt, token: str, platform: str) -> Redirect | Refused:
         try:
             session = open_session(rt, token, platform)
             setup = live_setup(rt, platform)
-            if not session.sandbox and setup is not None and setup[1] is None:
+            if not session.sandbox and setup is not None and connect_style(setup[0]) == CREDENTIALS:
                 return form(rt, platform, token, setup[0])
             session = consume_session(rt, token, platform)
         except SessionUnusable as e:
@@ -217,7 +208,7 @@ def sign_in(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused 
     the adapter's one call and dropped: never logged, stored or shown."""
     token = posted.get("session", "")
     setup = live_setup(rt, platform)
-    if not token or len(token) > 200 or setup is None or setup[1] is not None:
+    if not token or len(token) > 200 or setup is None or connect_style(setup[0]) != CREDENTIALS:
         return Refused("unknown")  # no form was shown for this: a session of another style
     adapter = setup[0]
     identifier_field, password_field = adapter.fields

@@ -58,7 +58,6 @@ def test_the_link_of_a_credentials_platform_shows_its_sign_in_form(client, link)
     assert f'<input type="hidden" name="session" value="{token_of(link)}">' in page.text
     assert 'name="identifier"' in page.text and '<input type="password" name="password"' in page.text
     assert page.headers["cache-control"] == "no-store" and page.headers["referrer-policy"] == "no-referrer"
-    assert "form-action 'self'" in page.headers["content-security-policy"]
 
 
 def test_showing_the_form_leaves_the_session_usable(client, link):
@@ -248,3 +247,33 @@ def test_the_form_filled_in_a_browser_ends_on_the_account_connected_page(page, l
     assert query_of(page.url)["status"] == "connected"
     assert page.locator("h1").inner_text() == "Account connected"
     assert "Your TestSky account is connected." in page.locator("body").inner_text()
+
+
+# --- its tokens' life: refreshed without an app registered with the platform ---------------------
+
+
+def test_a_credentials_account_refreshes_its_tokens_without_an_app(client, rt, link, sky):
+    from fanout.tasks.tokens import Refresh, refresh_account
+
+    account_id = query_of(send(client, link).headers["location"])["account_id"]
+    assert rt.settings.platform_apps == {}
+    assert refresh_account(rt, account_id) is Refresh.REFRESHED
+    with db.connection_context():
+        account = Account.get_by_id(account_id)
+    [first, refreshed] = sky.sessions
+    assert rt.keyring.decrypt(account.access_token) == refreshed
+    assert rt.keyring.decrypt(account.refresh_token) in sky.refresh_tokens
+
+
+@pytest.mark.parametrize("insecure_urls", [True])
+def test_a_browser_is_sent_on_to_the_clients_redirect_url_after_the_form(page, live, rt, workspace, httpserver):
+    # The client's page, on another origin than the connect page's: nothing on the form's
+    # page may stop the redirect there.
+    httpserver.expect_request("/connected").respond_with_data("<h1>Back in the app</h1>", content_type="text/html")
+    page.goto(sky_link(rt, workspace.id, f"http://127.0.0.1:{httpserver.port}/connected"))
+    page.get_by_label("handle or email").fill(IDENTIFIER)
+    page.get_by_label("app password").fill(APP_PASSWORD)
+    page.get_by_role("button", name="Connect TestSky").click()
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "Back in the app"
+    assert query_of(page.url)["status"] == "connected"

@@ -11,7 +11,7 @@ import pytest
 from fanout import connect_flow
 from fanout.models import db
 from fanout.platforms import REGISTRY, Platform
-from fanout.platforms.base import CREDENTIALS, AuthFailed, Field, Grant, SignInRefused
+from fanout.platforms.base import CREDENTIALS, AuthFailed, Field, Grant, SignInRefused, bearer
 from fanout.platforms.http import PlatformUnreachable, parse_hosts
 
 from .conftest import free_port
@@ -44,6 +44,16 @@ class TestSkyAdapter:
         if answer.status >= 500:
             raise PlatformUnreachable(f"{HOSTS[0]} answered {answer.status}", sent=True)
         raise AuthFailed(reason)
+
+    def refresh(self, http, app, access_token: str, refresh_token: str | None, *, now) -> Grant:
+        answer = http.post(f"https://{HOSTS[0]}/xrpc/com.atproto.server.refreshSession",
+                           headers=bearer(refresh_token or ""))
+        body = answer.json()
+        if answer.status == 200:
+            return Grant(body["accessJwt"], body["refreshJwt"], user_id=body["did"], username=body["handle"])
+        if answer.status >= 500:
+            raise PlatformUnreachable(f"{HOSTS[0]} answered {answer.status}", sent=True)
+        raise AuthFailed(f"{body.get('error')}: {body.get('message')}")
 
 
 TESTSKY = Platform("testsky", "TestSky", adapter=TestSkyAdapter())

@@ -64,8 +64,6 @@ REMEDIES = {
 RETRY_TOKEN = re.compile(r"[0-9A-Za-z]{1,200}")
 
 
-# A form's page may post to this host, and only to it.
-FORM_HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": PAGE_HEADERS["Content-Security-Policy"] + "; form-action 'self'"}
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}"
          "label{display:block;margin-top:1rem;font-weight:600}input{display:block;width:100%;box-sizing:border-box;"
          "padding:.5rem;margin-top:.25rem;font:inherit}small{color:#555}button{margin-top:1.5rem;padding:.5rem 1rem;"
@@ -74,8 +72,7 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto
 MAX_FORM_BYTES = 8192
 
 
-def page(status: int, title: str, text: str, link: tuple[str, str] | None = None, *, extra: str = "",
-         headers: dict = PAGE_HEADERS) -> HTMLResponse:
+def page(status: int, title: str, text: str, link: tuple[str, str] | None = None, *, extra: str = "") -> HTMLResponse:
     """The page, with `link` (href, words) as a paragraph of its own and `extra` (HTML made
     by this module) after it."""
     action = f'<p><a href="{html.escape(link[0])}">{html.escape(link[1])}</a></p>' if link else ""
@@ -84,12 +81,14 @@ def page(status: int, title: str, text: str, link: tuple[str, str] | None = None
         f"<title>{html.escape(title)} · Fanout</title><style>{STYLE}</style>"
         f"</head><body><main><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{action}{extra}</main></body></html>"
     )
-    return HTMLResponse(body, status_code=status, headers=headers)
+    return HTMLResponse(body, status_code=status, headers=PAGE_HEADERS)
 
 
 def form_page(form: Form) -> HTMLResponse:
     """A credentials platform's sign-in form, posted to this page with the session token.
-    The identifier typed is shown again after a refusal; the password never is."""
+    The identifier typed is shown again after a refusal; the password never is. No CSP
+    `form-action`: browsers apply it to the redirect after the post too, which goes on to
+    the client's `redirect_url` (tests/test_credentials_connect.py)."""
     identifier, password = form.fields
     inputs = []
     for field, value, kind, autocomplete in ((identifier, form.identifier, "text", "username"),
@@ -104,8 +103,7 @@ def form_page(form: Form) -> HTMLResponse:
             f'<button type="submit">Connect {html.escape(form.title)}</button></form>')
     return page(form.status, f"Connect your {form.title} account",
                 f"Sign in with an app password made for Fanout, not your account's main password. "
-                f"Fanout keeps only the access {form.title} grants, never the password.", extra=body,
-                headers=FORM_HEADERS)
+                f"Fanout keeps only the access {form.title} grants, never the password.", extra=body)
 
 
 def with_query(url: str, params: dict) -> str:

@@ -48,7 +48,9 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,
     )
     pages = connect_pages.ROUTES + sandbox_pages.ROUTES + docs.routes(spec, settings.base_url)
-    routes = RouteTable(spec, pages=tuple((path, ("GET", "HEAD")) for path, _ in pages))
+    forms = {path for path, _ in connect_pages.FORM_ROUTES}
+    routes = RouteTable(spec, pages=tuple((path, ("GET", "HEAD", "POST") if path in forms else ("GET", "HEAD"))
+                                          for path, _ in pages))
     render_error = make_error_handler(routes)
     app.add_error_handler(Problem, render_error)
     app.add_error_handler(ProblemException, render_error)
@@ -67,4 +69,6 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
         app.add_middleware(RequestIdHeader, position=MiddlewarePosition.BEFORE_CONTEXT)
     for path, endpoint in pages:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
+    for path, endpoint in connect_pages.FORM_ROUTES:
+        app.add_url_rule(path, endpoint.__name__, endpoint, methods=["POST"])
     return app

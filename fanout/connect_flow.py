@@ -25,12 +25,13 @@ from .models.account import connect_account
 from .outbound import guard
 from .security.apikeys import random_base62
 from .models.connect_session import (
-    SessionUnusable, begin_oauth, claim_oauth_state, consume_session, retry_session, start_session,
+    SIGN_IN_TRIES, SessionUnusable, begin_oauth, claim_oauth_state, claim_sign_in, consume_session, open_session,
+    retry_session, start_session, use_session,
 )
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_at
-from .platforms import REGISTRY
-from .platforms.base import AccountNotEligible, AuthFailed
+from .platforms.base import CREDENTIALS, AccountNotEligible, AuthFailed, Field, Grant, connect_style
+from .platforms.setup import live_setup
 from .platforms.http import PlatformUnreachable
 from .problems import InvalidRequest, PlanLimitExceeded, PlatformNotConfigured
 
@@ -55,15 +56,27 @@ class Refused:
     reason: str
 
 
+@dataclass(frozen=True)
+class Form:
+    """Show the credentials form of a live session: at first, or again after a refusal
+    (`error`), with the identifier typed so far and never the password."""
+
+    platform: str
+    title: str  # the platform's name
+    token: str  # the session's, posted back with the form
+    fields: tuple[Field, Field]
+    identifier: str = ""
+    error: str | None = None
+    status: int = 200
+
+
+# What the form takes at most: an identifier is a handle, a DID or an email address.
+MAX_IDENTIFIER, MAX_PASSWORD = 256, 1024
+
+
 def redirect_uri(settings, platform: str) -> str:
     """The redirect URI to register with the platform (README "Live platforms")."""
     return f"{settings.connect_url}/connect/{platform}/callback"
-
-
-def live_setup(settings, platform: str):
-    """(adapter, app) when the server can run this platform's OAuth flow, else None."""
-    adapter, app = REGISTRY[platform].adapter, settings.platform_apps.get(platform)
-    return (adapter, app) if adapter is not None and app is not None else None
 
 
 def start(rt, workspace_id: str, platform: str, *, sandbox: bool, redirect_url: str | None) -> str:
@@ -76,15 +89,15 @@ def start(rt, workspace_id: str, platform: str, *, sandbox: bool, redirect_url: 
             guard.parse_redirect_url(redirect_url, insecure=rt.settings.insecure_urls)
         except guard.UnsafeURL as e:
             raise InvalidRequest(f"redirect_url: {e}") from None
-    if not sandbox and live_setup(rt.settings, platform) is None:
-        raise PlatformNotConfigured(not_configured(platform))
+    if not sandbox and live_setup(rt, platform) is None:
+        raise PlatformNotConfigured(not_configured(rt, platform))
     token = start_session(rt, workspace_id, platform=platform, sandbox=sandbox, redirect_url=redirect_url)
     return f"{rt.settings.connect_url}/connect/{platform}?{urlencode({'session': token})}"
 
 
-def not_configured(platform: str) -> str:
+def not_configured(rt, platform: str) -> str:
     """What the operator does so that live flows of `platform` can run."""
-    entry = REGISTRY[platform]
+    entry = rt.platforms[platform]
     if entry.adapter is None:
         return f"this server cannot connect live {entry.title} accounts; sandbox keys connect sandbox ones"
     return (f"no {entry.title} app is configured on this server: set {entry.env_prefix}CLIENT_ID and "
@@ -92,9 +105,14 @@ def not_configured(platform: str) -> str:
 
 
 def open_link(rt, token: str, platform: str) -> Redirect | Refused:
-    """`GET /connect/{platform}?session=`: use the session once, and start its flow."""
+    """`GET /connect/{platform}?session=`: use the session once, and start its flow; or,
+    for a live credentials flow, show its form and leave the session to the form's sign-in."""
     with db.connection_context():
         try:
+            session = open_session(rt, token, platform)
+            setup = live_setup(rt, platform)
+            if not session.sandbox and setup is not None and connect_style(setup[0]) == CREDENTIALS:
+                return form(rt, platform, token, setup[0])
             session = consume_session(rt, token, platform)
         except SessionUnusable as e:
             return Refused(e.reason)
@@ -105,7 +123,6 @@ def open_link(rt, token: str, platform: str) -> Redirect | Refused:
             except PlanLimitExceeded:
                 return Redirect(back, {"platform": platform, "error": "plan_limit_exceeded"})
             return Redirect(back, {"platform": platform, "account_id": account.id, "status": "connected"})
-        setup = live_setup(rt.settings, platform)
         if setup is None:
             return Redirect(back, {"platform": platform, "error": "platform_not_configured"})
         adapter, app = setup
@@ -136,7 +153,7 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
         return denied(rt, session, back)
     if query.get("error"):  # the platform could not ask them
         return fail("platform_error")
-    setup = live_setup(rt.settings, platform)
+    setup = live_setup(rt, platform)
     if setup is None:  # the app was removed from the settings during the flow
         return fail("platform_not_configured")
     code = query.get("code", "")
@@ -154,6 +171,13 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
         log.warning("connecting %s for workspace %s failed: %s", platform, session.workspace_id,
                     getattr(e, "reason", None) or getattr(e, "message", None))
         return fail("platform_error")
+    return connected(rt, session, adapter, grant)
+
+
+def connected(rt, session, adapter, grant: Grant) -> Redirect:
+    """The end of every live flow that got tokens, whatever its style: the account added, or
+    made active again, under the account cap."""
+    platform, back = session.platform, session.redirect_url or f"{rt.settings.connect_url}/connect/done"
     with db.connection_context():
         try:
             account = connect_account(
@@ -167,9 +191,70 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
             # been a reconnect (caps.check_connect), and it was not.
             log.info("connecting %s for workspace %s refused: a new account past the account cap",
                      platform, session.workspace_id)
-            return fail("plan_limit_exceeded")
+            return Redirect(back, {"platform": platform, "error": "plan_limit_exceeded"})
     log.info("connected %s account %s to workspace %s", platform, account.id, session.workspace_id)
     return Redirect(back, {"platform": platform, "account_id": account.id, "status": "connected"})
+
+
+def form(rt, platform: str, token: str, adapter, identifier: str = "", error: str | None = None,
+         status: int = 200) -> Form:
+    return Form(platform, rt.platforms[platform].title, token, tuple(adapter.fields), identifier, error, status)
+
+
+def sign_in(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | Form:
+    """`POST /connect/{platform}`: the credentials form. The session token it carries is its
+    only authority (single-use, 30 minutes, SIGN_IN_TRIES sign-ins), so no cookie is needed
+    against cross-site posts: a page elsewhere cannot know a token. The password is handed to
+    the adapter's one call and dropped: never logged, stored or shown."""
+    token = posted.get("session", "")
+    setup = live_setup(rt, platform)
+    if not token or len(token) > 200 or setup is None or connect_style(setup[0]) != CREDENTIALS:
+        return Refused("unknown")  # no form was shown for this: a session of another style
+    adapter = setup[0]
+    identifier_field, password_field = adapter.fields
+    identifier, password = posted.get(identifier_field.name, "").strip(), posted.get(password_field.name, "")
+    with db.connection_context():
+        try:
+            session = open_session(rt, token, platform)
+        except SessionUnusable as e:
+            return Refused(e.reason)
+    if session.sandbox:
+        return Refused("unknown")
+    if not identifier or not password:
+        return form(rt, platform, token, adapter, identifier[:MAX_IDENTIFIER],
+                    f"Enter your {identifier_field.label} and your {password_field.label}.", 400)
+    if len(identifier) > MAX_IDENTIFIER or len(password) > MAX_PASSWORD:
+        return form(rt, platform, token, adapter, "", "That is longer than any account's sign-in.", 400)
+    with db.connection_context():
+        try:
+            session = claim_sign_in(rt, token, platform)
+        except SessionUnusable as e:
+            return Refused(e.reason)
+    back = session.redirect_url or f"{rt.settings.connect_url}/connect/done"
+    try:
+        grant = adapter.sign_in(rt.platform_http, identifier, password, now=rt.now(), settings=rt.settings)
+    except AccountNotEligible as e:
+        log.info("connecting %s for workspace %s refused: %s", platform, session.workspace_id, e.reason)
+        with db.connection_context():
+            use_session(rt, session)
+        return Redirect(back, {"platform": platform, "error": "account_not_eligible"})
+    except (AuthFailed, PlatformUnreachable) as e:
+        unreachable = isinstance(e, PlatformUnreachable)
+        log.info("signing in to %s for workspace %s failed (try %d of %d): %s", platform, session.workspace_id,
+                 session.sign_in_attempts, SIGN_IN_TRIES, getattr(e, "reason", None) or getattr(e, "message", None))
+        left = SIGN_IN_TRIES - session.sign_in_attempts
+        if left <= 0:
+            return Refused("tries")
+        title = rt.platforms[platform].title
+        said = (f"{title} could not be reached." if unreachable else
+                f"{title} did not accept this {identifier_field.label} and {password_field.label}.")
+        tries = "1 more try" if left == 1 else f"{left} more tries"
+        return form(rt, platform, token, adapter, identifier, f"{said} This link allows {tries}.",
+                    503 if unreachable else 401)
+    with db.connection_context():
+        if not use_session(rt, session):  # another post of the form connected first
+            return Refused("used")
+    return connected(rt, session, adapter, grant)
 
 
 def denied(rt, session, back: str) -> Redirect:
@@ -177,7 +262,7 @@ def denied(rt, session, back: str) -> Redirect:
     (this one is used up); a client's `redirect_url` gets none, its client makes its own
     (docs/decisions.md#connect-flow)."""
     params = {"platform": session.platform, "error": "access_denied"}
-    if session.redirect_url is None and live_setup(rt.settings, session.platform) is not None:
+    if session.redirect_url is None and live_setup(rt, session.platform) is not None:
         with db.connection_context():
             try:
                 params["retry"] = retry_session(rt, session)

@@ -11,12 +11,13 @@ import datetime as _dt
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, runtime_checkable
 
 from huey import Huey
 
 from . import ids
 from .outbound.guard import Resolver, resolve_host
+from .platforms import REGISTRY, Platform
 from .security.crypto import Keyring
 from .settings import Settings
 from .times import utcnow
@@ -46,6 +47,9 @@ class Runtime:
     resolve: Resolver = resolve_host
     # How a simulated call spends its time in flight (FANOUT_SANDBOX_LATENCY).
     sleep: Callable[[float], None] = time.sleep
+    # The platforms the connect flow serves: the registry, or in tests the registry and a
+    # platform of their own (tests/test_credentials_connect.py).
+    platforms: Mapping[str, Platform] = field(default_factory=lambda: REGISTRY)
     # Set by boot() (None until then, or given to it to replace the default): the
     # registered tasks of `queue`, the guarded outbound HTTP client (client-chosen URLs),
     # the platform API client, the requests-per-minute counter, where webhook attempts run

@@ -1,4 +1,4 @@
-"""Fixtures as vocabulary: `settings`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
+"""Fixtures as vocabulary: `settings`, `platforms`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
 `live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`; for outbound HTTP,
 `network` (what was dialled, and routes from public addresses to loopback) and `ca` /
 `ca_bundle` (a local certificate authority); for pages people look at, `page` (a tab of
@@ -288,12 +288,21 @@ def resolver() -> FakeResolver:
 
 
 @pytest.fixture
-def rt(settings, clock, resolver, _migrated_sqlite):
+def platforms() -> dict:
+    """The platforms the app serves: the registry, unless a test adds one of its own
+    (tests/testsky_world.py)."""
+    from fanout.platforms import REGISTRY
+
+    return REGISTRY
+
+
+@pytest.fixture
+def rt(settings, clock, resolver, platforms, _migrated_sqlite):
     if _migrated_sqlite and settings.database_url.startswith("sqlite:"):
         database = sqlite_path(settings.database_url)
         if not database.exists():
             shutil.copy(_migrated_sqlite, database)  # with its 0600 mode
-    runtime = boot(settings, clock=clock, resolve=resolver, queue=memory_queue())
+    runtime = boot(settings, clock=clock, resolve=resolver, queue=memory_queue(), platforms=platforms)
     migrate()  # applies nothing on the copy; creates the schema in any other new file
     if EXTERNAL_DATABASE_URL:
         with db.connection_context():

@@ -67,6 +67,14 @@ def settings(settings, port, emulator):
 @pytest.fixture
 def live(app, port, emulator) -> str:
     """The app on a real loopback server (in this process, so the test's clock rules it)."""
+    for url in serve_app(app, port):
+        # The platform accepts only the redirect URI registered for the app.
+        emulator.redirect_uris = {f"{url}/connect/threads/callback"}
+        yield url
+
+
+def serve_app(app, port: int):
+    """Serve `app` on `port` of loopback in this process for the length of a fixture: yields its URL."""
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -74,12 +82,11 @@ def live(app, port, emulator) -> str:
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "the app did not start"
         time.sleep(0.02)
-    url = f"http://127.0.0.1:{port}"
-    # The platform accepts only the redirect URI registered for the app.
-    emulator.redirect_uris = {f"{url}/connect/threads/callback"}
-    yield url
-    server.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The connect pages on {connect_url}: what the end user's browser opens.
 
 `GET /connect/{platform}?session=...` starts the flow (fanout/connect_flow.py) and
-redirects; `GET /connect/{platform}/callback` is where a platform sends the browser back
+redirects, or shows a credentials platform's sign-in form, which `POST /connect/{platform}`
+takes (form-encoded, the session token in it); `GET /connect/{platform}/callback` is where a platform sends the browser back
 after consent; `GET /connect/done` is the built-in confirmation page (after a refused
 consent, with a link to try again). These answer HTML, never the JSON error object, and
 never a 500 for a bad or stale link.
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import runtime
-from ..connect_flow import Redirect, Refused, finish, open_link
-from ..platforms import NAMES, PLATFORMS
+from ..connect_flow import Form, Redirect, Refused, finish, open_link, sign_in
 
 # The session token is in the URL: keep it out of Referer headers, caches and frames.
 PAGE_HEADERS = {
@@ -39,6 +39,8 @@ SESSION_PROBLEMS = {
                    "Start again from the app that sent you here.")),
     "late_state": (400, "This sign-in took too long",
                    "Connect links work for 30 minutes. Ask the app that sent you here for a new one."),
+    "tries": (410, "Too many sign-in attempts",
+              "This connect link allows a few tries only. Ask the app that sent you here for a new one."),
 }
 
 OUTCOMES = {
@@ -62,16 +64,46 @@ REMEDIES = {
 RETRY_TOKEN = re.compile(r"[0-9A-Za-z]{1,200}")
 
 
-def page(status: int, title: str, text: str, link: tuple[str, str] | None = None) -> HTMLResponse:
-    """The page, with `link` (href, words) as a paragraph of its own."""
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}"
+         "label{display:block;margin-top:1rem;font-weight:600}input{display:block;width:100%;box-sizing:border-box;"
+         "padding:.5rem;margin-top:.25rem;font:inherit}small{color:#555}button{margin-top:1.5rem;padding:.5rem 1rem;"
+         "font:inherit}.error{color:#a40000}")
+# The most a sign-in form's body may hold: two inputs and the session token.
+MAX_FORM_BYTES = 8192
+
+
+def page(status: int, title: str, text: str, link: tuple[str, str] | None = None, *, extra: str = "") -> HTMLResponse:
+    """The page, with `link` (href, words) as a paragraph of its own and `extra` (HTML made
+    by this module) after it."""
     action = f'<p><a href="{html.escape(link[0])}">{html.escape(link[1])}</a></p>' if link else ""
     body = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{html.escape(title)} · Fanout</title>"
-        "<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}</style>"
-        f"</head><body><main><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{action}</main></body></html>"
+        f"<title>{html.escape(title)} · Fanout</title><style>{STYLE}</style>"
+        f"</head><body><main><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{action}{extra}</main></body></html>"
     )
     return HTMLResponse(body, status_code=status, headers=PAGE_HEADERS)
+
+
+def form_page(form: Form) -> HTMLResponse:
+    """A credentials platform's sign-in form, posted to this page with the session token.
+    The identifier typed is shown again after a refusal; the password never is. No CSP
+    `form-action`: browsers apply it to the redirect after the post too, which goes on to
+    the client's `redirect_url` (tests/test_credentials_connect.py)."""
+    identifier, password = form.fields
+    inputs = []
+    for field, value, kind, autocomplete in ((identifier, form.identifier, "text", "username"),
+                                             (password, "", "password", "current-password")):
+        hint = f"<small>{html.escape(field.hint)}</small>" if field.hint else ""
+        shown = f' value="{html.escape(value)}"' if value else ""
+        inputs.append(f'<label>{html.escape(field.label)}<input type="{kind}" name="{html.escape(field.name)}"'
+                      f' autocomplete="{autocomplete}" required{shown}></label>{hint}')
+    error = f'<p class="error" role="alert">{html.escape(form.error)}</p>' if form.error else ""
+    body = (f'{error}<form method="post" action="/connect/{html.escape(form.platform)}">'
+            f'<input type="hidden" name="session" value="{html.escape(form.token)}">{"".join(inputs)}'
+            f'<button type="submit">Connect {html.escape(form.title)}</button></form>')
+    return page(form.status, f"Connect your {form.title} account",
+                f"Sign in with an app password made for Fanout, not your account's main password. "
+                f"Fanout keeps only the access {form.title} grants, never the password.", extra=body)
 
 
 def with_query(url: str, params: dict) -> str:
@@ -80,14 +112,21 @@ def with_query(url: str, params: dict) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
+def names() -> dict[str, str]:
+    """The platforms this server connects, by id: their names."""
+    return {name: p.title for name, p in runtime.current().platforms.items()}
+
+
 def unknown_platform() -> HTMLResponse:
-    *others, last = NAMES.values()
+    *others, last = names().values()
     return page(404, "Unknown platform", f"Fanout connects {', '.join(others)} and {last}.")
 
 
-def answer(outcome: Redirect | Refused) -> Response:
+def answer(outcome: Redirect | Refused | Form) -> Response:
     if isinstance(outcome, Refused):
         return page(*SESSION_PROBLEMS[outcome.reason])
+    if isinstance(outcome, Form):
+        return form_page(outcome)
     url = with_query(outcome.url, outcome.params) if outcome.params else outcome.url
     return RedirectResponse(url, status_code=302, headers=PAGE_HEADERS)
 
@@ -95,16 +134,36 @@ def answer(outcome: Redirect | Refused) -> Response:
 async def connect(request: Request) -> Response:
     platform = request.path_params["platform"]
     token = request.query_params.get("session", "")
-    if platform not in PLATFORMS:
+    if platform not in runtime.current().platforms:
         return unknown_platform()
     if not token or len(token) > 200:
         return page(400, "This connect link is incomplete", "Ask the app that sent you here for a new link.")
     return answer(await run_in_threadpool(open_link, runtime.current(), token, platform))
 
 
+async def sign_in_form(request: Request) -> Response:
+    """`POST /connect/{platform}`: a credentials form, as the browser sends it."""
+    platform = request.path_params["platform"]
+    if platform not in runtime.current().platforms:
+        return unknown_platform()
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/x-www-form-urlencoded":
+        return page(415, "This sign-in cannot be read", "Send it from the connect page's form.")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return page(413, "This sign-in is too long", "Send it from the connect page's form.")
+    try:
+        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False, max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        return page(400, "This sign-in cannot be read", "Send it from the connect page's form.")
+    posted = {name: values[0] for name, values in fields.items()}
+    return answer(await run_in_threadpool(sign_in, runtime.current(), platform, posted))
+
+
 async def callback(request: Request) -> Response:
     platform = request.path_params["platform"]
-    if platform not in PLATFORMS:
+    if platform not in runtime.current().platforms:
         return unknown_platform()
     query = {k: request.query_params[k] for k in ("state", "code", "error") if k in request.query_params}
     return answer(await run_in_threadpool(finish, runtime.current(), platform, query))
@@ -114,7 +173,7 @@ async def done(request: Request) -> Response:
     query = request.query_params
     outcome = query.get("status") if query.get("status") == "connected" else query.get("error", "")
     title = OUTCOMES.get(outcome, "Connect flow finished")
-    name = NAMES.get(query.get("platform", ""))
+    name = names().get(query.get("platform", ""))
     if outcome == "connected":
         account = f"Your {name} account" if name else "Your account"
         return page(200, title, f"{account} is connected. You can close this window.")
@@ -137,3 +196,5 @@ ROUTES = [
     ("/connect/{platform}", connect),
     ("/connect/{platform}/callback", callback),
 ]
+# Pages that take a form's POST.
+FORM_ROUTES = [("/connect/{platform}", sign_in_form)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 
-from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
+from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
 
 from ..problems import NotFound
 from ..security.apikeys import random_base62
@@ -14,6 +14,9 @@ from .workspace import Workspace
 
 LIFETIME = _dt.timedelta(minutes=30)
 TOKEN_LENGTH = 43  # ~256 bits of base62
+# Sign-ins a credentials form may try on one session: enough for typing mistakes, too few
+# to guess a password with.
+SIGN_IN_TRIES = 5
 
 
 class ConnectSession(BaseModel):
@@ -31,10 +34,13 @@ class ConnectSession(BaseModel):
     # session by it) and the encrypted PKCE verifier, for platforms that use one.
     oauth_state_hash = CharField(max_length=64, null=True, unique=True)
     oauth_verifier = TextField(null=True)
+    # Credentials flows: the sign-ins tried through this session's form (SIGN_IN_TRIES at most).
+    sign_in_attempts = IntegerField(default=0)
 
 
 class SessionUnusable(Exception):
-    """The connect URL cannot be used; `reason` is unknown, expired or used."""
+    """The connect URL cannot be used; `reason` is unknown, expired, used or tries (its
+    credentials form was refused SIGN_IN_TRIES times)."""
 
     def __init__(self, reason: str):
         super().__init__(reason)
@@ -99,6 +105,56 @@ def consume_session(rt, token: str, platform: str) -> ConnectSession:
     if session.used_at is not None:
         raise SessionUnusable("used")
     raise SessionUnusable("expired")
+
+
+def _unusable(session: ConnectSession | None, platform: str) -> SessionUnusable:
+    if session is None or session.platform != platform:
+        return SessionUnusable("unknown")
+    if session.used_at is not None:
+        return SessionUnusable("used")
+    if session.sign_in_attempts >= SIGN_IN_TRIES:
+        return SessionUnusable("tries")
+    return SessionUnusable("expired")
+
+
+def open_session(rt, token: str, platform: str) -> ConnectSession:
+    """The session, usable and left so: a credentials form is shown on it, and each sign-in
+    it sends claims a try (`claim_sign_in`); SessionUnusable if it cannot be used."""
+    session = ConnectSession.get_or_none(ConnectSession.token_hash == _hash(token))
+    if (session is None or session.platform != platform or session.used_at is not None
+            or session.sign_in_attempts >= SIGN_IN_TRIES or session.expires_at <= rt.now()):
+        raise _unusable(session, platform)
+    return session
+
+
+def claim_sign_in(rt, token: str, platform: str) -> ConnectSession:
+    """Count one sign-in try on the session, unless it is used, expired or out of tries
+    (SessionUnusable); the session as it is after the count."""
+    token_hash = _hash(token)
+    with write_transaction():
+        claimed = (
+            ConnectSession.update(sign_in_attempts=ConnectSession.sign_in_attempts + 1)
+            .where(
+                (ConnectSession.token_hash == token_hash)
+                & (ConnectSession.platform == platform)
+                & ConnectSession.used_at.is_null()
+                & (ConnectSession.sign_in_attempts < SIGN_IN_TRIES)
+                & (ConnectSession.expires_at > rt.now())
+            )
+            .execute()
+        )
+        session = ConnectSession.get_or_none(ConnectSession.token_hash == token_hash)
+    if not claimed:
+        raise _unusable(session, platform)
+    return session
+
+
+def use_session(rt, session: ConnectSession) -> bool:
+    """Mark a session used after its sign-in succeeded; False if another request did first."""
+    with write_transaction():
+        return bool(ConnectSession.update(used_at=rt.now()).where(
+            (ConnectSession.id == session.id) & ConnectSession.used_at.is_null()
+        ).execute())
 
 
 def begin_oauth(session: ConnectSession, state: str, verifier: str | None) -> None:

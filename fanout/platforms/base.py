@@ -227,3 +227,53 @@ class Adapter(Protocol):
 
 
 Clock = Callable[[], _dt.datetime]
+
+
+# --- connect styles (docs/architecture.md#platforms) ------------------------------------
+# How a platform's user grants Fanout access. An adapter declares its style with a module
+# attribute CONNECT_STYLE; without one it is OAUTH, the redirect the first four use.
+
+OAUTH = "oauth"
+CREDENTIALS = "credentials"
+
+
+class OAuthConnect(Protocol):
+    """The browser is sent to the platform's consent page (`authorize`) and comes back to
+    `{connect_url}/connect/{platform}/callback` with a code (`exchange`)."""
+
+    def authorize(self, app: App, redirect_uri: str, state: str, *, randbytes) -> Authorization: ...
+
+    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None, *,
+                 now: _dt.datetime, settings) -> Grant: ...
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of a credentials form: the identifier, or the (app) password when `secret`."""
+
+    name: str  # the form field's name
+    label: str  # what the page asks for
+    secret: bool = False
+    hint: str | None = None  # a line under the input (where to make an app password)
+
+
+class SignInRefused(AuthFailed):
+    """The platform refused the identifier and password: the form is shown again."""
+
+
+class CredentialsConnect(Protocol):
+    """The user types an identifier and an app password into Fanout's own connect page;
+    `sign_in` exchanges them for the platform's tokens at once. The password goes no further
+    than that one call: only the tokens are stored (encrypted, as every token).
+
+    `fields` are the form's two inputs, the identifier first and then the secret. `sign_in`
+    raises SignInRefused for a wrong identifier or password, AccountNotEligible for an account
+    that cannot publish, PlatformUnreachable when the platform cannot be asked."""
+
+    fields: tuple[Field, Field]
+
+    def sign_in(self, http, identifier: str, password: str, *, now: _dt.datetime, settings) -> Grant: ...
+
+
+def connect_style(adapter) -> str:
+    return getattr(adapter, "CONNECT_STYLE", OAUTH)

@@ -13,8 +13,8 @@ from enum import Enum
 from ..models import db
 from ..models.account import Account
 from ..models.tokens import claim_refresh, due_refreshes, expire_account, refresh_at, release_refresh, store_grant
-from ..platforms import REGISTRY
 from ..platforms.base import AuthFailed
+from ..platforms.setup import live_setup
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +36,8 @@ def refresh_account(rt, account_id: str) -> Refresh:
             account = Account.get_or_none(Account.id == account_id)
             return Refresh.BUSY if account is not None and account.status == "active" else Refresh.EXPIRED
         account = Account.get_by_id(account_id)
-    platform = REGISTRY[account.platform]
-    app = rt.settings.platform_apps.get(account.platform)
-    if platform.adapter is None or app is None:
+    platform, setup = rt.platforms[account.platform], live_setup(rt, account.platform)
+    if setup is None:
         with db.connection_context():
             release_refresh(account_id, now + RETRY_AFTER_FAILURE)
         log.warning("account %s: %s is not configured on this server; its token is not refreshed",
@@ -47,8 +46,9 @@ def refresh_account(rt, account_id: str) -> Refresh:
     keyring = rt.keyring
     refresh_token = keyring.decrypt(account.refresh_token) if account.refresh_token else None
     try:
-        grant = platform.adapter.refresh(rt.platform_http, app, keyring.decrypt(account.access_token), refresh_token,
-                                         now=rt.now())
+        adapter, app = setup
+        grant = adapter.refresh(rt.platform_http, app, keyring.decrypt(account.access_token), refresh_token,
+                                now=rt.now())
     except AuthFailed as e:
         # expire_account logs it, once, at WARNING.
         with db.connection_context():
@@ -63,7 +63,7 @@ def refresh_account(rt, account_id: str) -> Refresh:
             release_refresh(account_id, rt.now() + RETRY_AFTER_FAILURE)
         return Refresh.FAILED
     with db.connection_context():
-        store_grant(rt, account_id, grant, refresh_at(platform.adapter, grant, rt.now(), rt.randbytes))
+        store_grant(rt, account_id, grant, refresh_at(adapter, grant, rt.now(), rt.randbytes))
     return Refresh.REFRESHED
 
 

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 # Values never written to the call log: secrets stay out of logs, the emulators' too.
 SECRET_NAMES = frozenset({"access_token", "client_secret", "refresh_token", "fb_exchange_token", "code_verifier",
-                          "token", "upload_token"})
+                          "token", "upload_token", "password"})
 MASK = "***"
 
 

@@ -14,7 +14,7 @@ import yaml
 
 from fanout import settings as settings_module
 from fanout.platforms import NAMES, PLATFORMS, REGISTRY
-from fanout.platforms.rules import RULES
+from fanout.platforms import RULES
 from fanout.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

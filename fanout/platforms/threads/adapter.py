@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from ..target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN
-from .base import App, AuthFailed, Authorization, Grant, Job, Result, Step
-from .base import expiry
-from .graph import Answer, Containers, json_or_refusal, token_answer
-from .mapping import Rule, scrub
+from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN
+from ..base import App, AuthFailed, Authorization, Grant, Job, Result, Step
+from ..base import expiry
+from ..graph import Answer, Containers, json_or_refusal, token_answer
+from ..mapping import Rule, scrub
 
 HOSTS = ("threads.net", "graph.threads.net")
 SCOPES = ("threads_basic", "threads_content_publish")

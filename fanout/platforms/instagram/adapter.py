@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from ..target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED
-from .base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
-from .base import expiry
-from .graph import NOT_READY, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
-from .mapping import Rule, scrub
-from .http import PlatformResponse
+from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED
+from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
+from ..base import expiry
+from ..graph import NOT_READY, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
+from ..mapping import Rule, scrub
+from ..http import PlatformResponse
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish")

@@ -34,14 +34,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ..target_errors import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN
-from .base import (
+from ...target_errors import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN
+from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
-from .http import PlatformResponse, PlatformUnreachable
-from .mapping import Rule, classify, number, scrub
-from .polling import next_check
+from ..http import PlatformResponse, PlatformUnreachable
+from ..mapping import Rule, classify, number, scrub
+from ..polling import next_check
 from .rules import RULES
 
 HOSTS = ("x.com", "api.x.com")
@@ -303,12 +303,12 @@ class _Posting:
     def upload(self, index: int) -> dict:
         """Fetch item `index` (checked as it streams) and upload it; its saved form."""
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..outbound.media_fetch import MediaProblem, fetch
+        from ...outbound.media_fetch import MediaProblem, fetch
 
         item = self.job.media[index]
         self.saved()  # renews the lease (and stops here if it was lost) before a long upload
         try:
-            media = fetch(self.step.outbound, item["url"], RULES["x"].media_limits, item["type"],
+            media = fetch(self.step.outbound, item["url"], RULES.media_limits, item["type"],
                           label=f"media[{index}]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None

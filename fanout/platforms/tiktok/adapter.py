@@ -32,14 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
-from .base import (
+from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
+from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
-from .http import PlatformResponse, PlatformUnreachable
-from .mapping import Rule, classify, number, scrub
-from .polling import next_check
+from ..http import PlatformResponse, PlatformUnreachable
+from ..mapping import Rule, classify, number, scrub
+from ..polling import next_check
 from .rules import RULES
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
@@ -329,10 +329,10 @@ class _Posting:
 
     def upload(self, video: Mapping[str, str], creator_info) -> Result:
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..outbound.media_fetch import MediaProblem, fetch
+        from ...outbound.media_fetch import MediaProblem, fetch
 
         try:
-            media = fetch(self.step.outbound, video["url"], RULES["tiktok"].media_limits, "video", label="media[0]")
+            media = fetch(self.step.outbound, video["url"], RULES.media_limits, "video", label="media[0]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None
         with media:
@@ -381,10 +381,10 @@ class _Posting:
 
     def inspect(self, item: Mapping[str, str], index: int):
         """The media TikTok will pull, checked as fetched (type, size, duration)."""
-        from ..outbound.media_fetch import MediaProblem, inspect
+        from ...outbound.media_fetch import MediaProblem, inspect
 
         try:
-            return inspect(self.step.outbound, item["url"], RULES["tiktok"].media_limits, item["type"],
+            return inspect(self.step.outbound, item["url"], RULES.media_limits, item["type"],
                            label=f"media[{index}]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None

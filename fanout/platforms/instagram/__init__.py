@@ -1,0 +1,8 @@
+"""Instagram (docs/platforms.md#instagram): what the rest of the service knows of it is `PLATFORM`."""
+from ..description import Platform
+from . import adapter
+from .rules import RULES
+from .settings import SETTINGS
+
+PLATFORM = Platform("instagram", "Instagram", RULES, adapter=adapter, settings=SETTINGS, hosts=adapter.HOSTS,
+                    errors=adapter.MAPPING)

@@ -1,0 +1,8 @@
+"""Threads (docs/platforms.md#threads): what the rest of the service knows of it is `PLATFORM`."""
+from ..description import Platform
+from . import adapter
+from .rules import RULES
+from .settings import SETTINGS
+
+PLATFORM = Platform("threads", "Threads", RULES, adapter=adapter, settings=SETTINGS, hosts=adapter.HOSTS,
+                    errors=adapter.MAPPING)

@@ -83,6 +83,11 @@ def test_the_settings_read_are_the_ones_the_registry_declares():
         assert {n for n in read if n.startswith(platform.env_prefix)} <= declared, name
 
 
+def test_each_declared_default_is_the_default_the_settings_apply():
+    declared = {s.name: s.default for p in REGISTRY.values() for s in p.settings}
+    assert Settings.from_env(declared) == Settings.from_env({})
+
+
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_each_platforms_app_is_read_from_its_own_settings(platform):
     prefix = REGISTRY[platform].env_prefix

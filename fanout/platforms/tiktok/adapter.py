@@ -32,13 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
+from ...target_errors import EXPIRED, RATE, UNKNOWN, UNSUPPORTED
 from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
+from .errors import MAPPING
 from ..polling import next_check
 from .rules import RULES
 
@@ -71,29 +72,6 @@ MODERATION_POLL = _dt.timedelta(seconds=60)  # while a published post awaits its
 MODERATION_WAIT = _dt.timedelta(minutes=30)  # then it is settled published without a URL
 RETRY_AFTER = _dt.timedelta(seconds=30)
 VIDEO_TYPES = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
-
-
-# --- the one mapping table: what TikTok answers -> the target's error code ---------------
-
-# Read top to bottom, the first matching row wins: `error.code` (or a status's
-# `fail_reason`) before the HTTP status, since TikTok may put a refusal in a 200.
-MAPPING: tuple[Rule, ...] = (
-    Rule("code", ("access_token_invalid", "scope_not_authorized", "scope_permission_missed"), AUTH),
-    Rule("code", ("rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share",
-                  "reached_active_user_cap"), RATE),
-    Rule("code", ("url_ownership_unverified",), UNVERIFIED),
-    Rule("code", ("invalid_file_upload",), MEDIA),
-    Rule("length", (True,), CAPTION),  # invalid_param about the title's or description's length
-    Rule("code", ("internal_error",), UNKNOWN, transient=True),
-    Rule("fail_reason", ("video_pull_failed", "photo_pull_failed"), DOWNLOAD),
-    Rule("fail_reason", ("file_format_check_failed", "duration_check_failed", "frame_rate_check_failed",
-                         "picture_size_check_failed", "spam_risk_text"), MEDIA),  # spam_risk_text: our choice
-    Rule("fail_reason", ("spam_risk_too_many_posts",), RATE),
-    Rule("fail_reason", ("auth_removed",), AUTH),
-    Rule("http", (401,), AUTH),
-    Rule("http", (429,), RATE),
-    Rule("http", tuple(range(500, 600)), UNKNOWN, transient=True),
-)
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def fetch_and_measure(base_url: str) -> dict:
     """In the fresh process: the peak RSS before and after the large fetch."""
     from fanout.outbound.media_fetch import inspect
     from fanout.outbound.client import Outbound
-    from fanout.platforms.rules import RULES
+    from fanout.platforms import RULES
 
     outbound = Outbound(resolve=lambda host: [], insecure=True, deadline=120)
     limits = RULES["instagram"].media_limits

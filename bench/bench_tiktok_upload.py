@@ -6,7 +6,7 @@ This process serves an MP4 of the given size on loopback (its body made as it is
 never held whole) and runs the TikTok emulator (tests/emulators/tiktok/), which keeps a
 count and a hash of what is uploaded, never the bytes. A fresh Python process plays the
 worker: it publishes a small video first (imports and first-use allocations done), reads
-its peak RSS (VmHWM), publishes the large one through fanout/platforms/tiktok.py (fetched
+its peak RSS (VmHWM), publishes the large one through fanout/platforms/tiktok/adapter.py (fetched
 to a spooled file, uploaded in 10 MB chunks read in small blocks) and reads the peak
 again; the difference is what the upload added. Linux only (/proc). `--quiet` prints the
 increase in kB alone (tests/test_tiktok_adapter.py reads it).
@@ -54,7 +54,7 @@ class Step:
 def publish(base_url: str, hosts: str, token: str, path: str) -> dict:
     """Publish the video at `path` to the end, as the engine would; the result's outcome."""
     from fanout.outbound.client import Outbound
-    from fanout.platforms import tiktok
+    from fanout.platforms.tiktok import adapter as tiktok
     from fanout.platforms.base import Done, Job
     from fanout.platforms.http import PlatformHttp, parse_hosts
     from fanout.settings import Settings

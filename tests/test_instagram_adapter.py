@@ -1,4 +1,4 @@
-"""The Instagram adapter (fanout/platforms/instagram.py) against the Instagram emulator,
+"""The Instagram adapter (fanout/platforms/instagram/adapter.py) against the Instagram emulator,
 over real HTTP on loopback: images, Reels and carousels step by step, the daily cap, the
 mapping table of docs/platforms.md#instagram row by row, never twice, and the token calls.
 """
@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from fanout.platforms import instagram
+from fanout.platforms.instagram import adapter as instagram
 from fanout.platforms.base import AccountNotEligible, AuthFailed, Done, Job, Retry, Wait
 
 from . import adapter_steps as steps

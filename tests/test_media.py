@@ -21,7 +21,7 @@ import pytest
 from fanout.media import FORMATS, MediaProblem
 from fanout.outbound.media_fetch import describe, fetch, inspect, sniff
 from fanout.outbound.client import Outbound
-from fanout.platforms.rules import RULES
+from fanout.platforms import RULES
 
 from . import media_files as files
 from .conftest import PUBLIC_IP, FakeResolver, LoopbackSite, serving

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from fanout.platforms import PLATFORMS
-from fanout.platforms.rules import RULES, caption_problem, media_problem, url_extension
+from fanout.platforms import PLATFORMS, RULES
+from fanout.platforms.rules import caption_problem, media_problem, url_extension
 
 GRINNING = "\U0001f600"
 
@@ -179,7 +179,7 @@ def test_a_mixed_carousel_counts_images_and_videos_together(platform, most):
     )
 
 
-@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_single_item_is_fine_everywhere(platform):
     assert media_problem(platform, [image()]) is None
     assert media_problem(platform, [video()]) is None
@@ -264,27 +264,27 @@ def test_an_extension_the_platform_never_takes_is_refused(platform, item, messag
     assert message in problem
 
 
-@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_an_image_file_declared_as_a_video_is_refused(platform):
     assert media_problem(platform, [video("a.png")]) == (
         f"{platform}: media[0] (https://cdn.example.com/m/a.png): .png is an image file, but the item's type is video"
     )
 
 
-@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_video_file_declared_as_an_image_is_refused(platform):
     assert media_problem(platform, [image("a.mp4")]) == (
         f"{platform}: media[0] (https://cdn.example.com/m/a.mp4): .mp4 is a video file, but the item's type is image"
     )
 
 
-@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_url_without_an_extension_is_fine(platform):
     items = [{"url": "https://cdn.example.com/media/12345", "type": "image"}]
     assert media_problem(platform, items) is None
 
 
-@pytest.mark.parametrize("platform", ["instagram", "threads", "tiktok", "x"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_an_extension_that_names_no_media_format_is_left_to_the_fetch(platform):
     items = [{"url": "https://cdn.example.com/render.php?id=7", "type": "image"}]
     assert media_problem(platform, items) is None

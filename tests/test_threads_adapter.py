@@ -1,4 +1,4 @@
-"""The Threads adapter (fanout/platforms/threads.py) against the Threads emulator, over real
+"""The Threads adapter (fanout/platforms/threads/adapter.py) against the Threads emulator, over real
 HTTP on loopback: publishing step by step, the mapping table of docs/platforms.md#threads
 row by row, never twice, and the token calls.
 
@@ -13,7 +13,7 @@ import datetime as dt
 
 import pytest
 
-from fanout.platforms import threads
+from fanout.platforms.threads import adapter as threads
 from fanout.platforms.base import AuthFailed, Done, Job, Retry, Wait
 from fanout.platforms.http import PlatformHttp, parse_hosts
 

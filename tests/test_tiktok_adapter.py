@@ -1,4 +1,4 @@
-"""The TikTok adapter (fanout/platforms/tiktok.py) against the TikTok emulator, over real
+"""The TikTok adapter (fanout/platforms/tiktok/adapter.py) against the TikTok emulator, over real
 HTTP on loopback: creator info and privacy, videos by FILE_UPLOAD (chunked) and by
 PULL_FROM_URL, photo posts, the status read back, the caps counted before any call, the
 mapping table of docs/platforms.md#the-tiktok-adapter row by row, never twice, and the
@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from fanout.outbound.client import Outbound
-from fanout.platforms import tiktok
+from fanout.platforms.tiktok import adapter as tiktok
 from fanout.platforms.base import AuthFailed, ClientRefused, Job, Retry, Wait
 
 from . import adapter_steps as steps

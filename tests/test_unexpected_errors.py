@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from fanout.platforms import REGISTRY
+from fanout.platforms import PLATFORMS, REGISTRY
 from fanout.tasks.publishing import MAX_RETRIES
 
 from .conftest import run_queue
@@ -24,8 +24,6 @@ from .test_tiktok_live import (  # noqa: F401 (fixtures)
 from .threads_world import (  # noqa: F401 (fixtures)
     USER_ID, browser, emulator, headers, hook, live, port, threads_server,
 )
-
-PLATFORMS = ("instagram", "threads", "tiktok", "x")
 
 
 class Crashing:

@@ -1,4 +1,4 @@
-"""The X adapter (fanout/platforms/x.py) against the X emulator, over real HTTP on loopback:
+"""The X adapter (fanout/platforms/x/adapter.py) against the X emulator, over real HTTP on loopback:
 text, image, GIF and video posts step by step, the caps counted before any call, the
 mapping table of docs/platforms.md#the-x-adapter row by row, never twice, and OAuth 2.0
 with PKCE and rotating refresh tokens.
@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from fanout.outbound.client import Outbound
-from fanout.platforms import x
+from fanout.platforms.x import adapter as x
 from fanout.platforms.base import AuthFailed, Job, Retry, Wait
 
 from . import adapter_steps as steps

@@ -1,43 +1,20 @@
-"""The platforms Fanout publishes to: one registry from which the platform list, the
-settings (FANOUT_<P>_CLIENT_ID/SECRET), the connect pages and the publisher are derived.
-
-Each entry names its adapter module (the seam of fanout/platforms/base.py); a platform
-whose adapter is None has no live publishing yet: its connect flow answers
-`platform_not_configured` and only sandbox accounts exist for it.
+"""The platforms Fanout publishes to: the registry of their packages, one `Platform`
+(fanout/platforms/description.py) each, from which the platform list, the settings
+(FANOUT_<P>_...), the connect pages, the rules and the publisher are derived.
+contracts/test_platform_registry.py holds openapi.yaml and the event schemas to it;
+docs/adding-a-platform.md says how a package is added.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from types import ModuleType
-
 from . import instagram, threads, tiktok, x
-from .rules import RULES, PlatformRules
+from .description import Platform
 
-
-@dataclass(frozen=True)
-class Platform:
-    name: str  # the id the API uses
-    title: str  # the name people know
-    adapter: ModuleType | None = None
-
-    @property
-    def rules(self) -> PlatformRules:
-        return RULES[self.name]
-
-    @property
-    def env_prefix(self) -> str:
-        """FANOUT_<P>_: where this platform's app credentials are read from."""
-        return f"FANOUT_{self.name.upper()}_"
-
-
-REGISTRY: dict[str, Platform] = {
-    p.name: p
-    for p in (
-        Platform("instagram", "Instagram", adapter=instagram),
-        Platform("threads", "Threads", adapter=threads),
-        Platform("tiktok", "TikTok", adapter=tiktok),
-        Platform("x", "X", adapter=x),
-    )
-}
+REGISTRY: dict[str, Platform] = {p.name: p for p in (
+    instagram.PLATFORM,
+    threads.PLATFORM,
+    tiktok.PLATFORM,
+    x.PLATFORM,
+)}
 NAMES = {name: p.title for name, p in REGISTRY.items()}
 PLATFORMS = tuple(REGISTRY)
+RULES = {name: p.rules for name, p in REGISTRY.items()}

@@ -1,10 +1,10 @@
 """A platform's mapping table: what it answers, matched row by row to a target error code
 (docs/platforms.md, each adapter's section), and the raw answer made safe to quote.
 
-Each adapter has one table (`MAPPING`) of `Rule`s read top to bottom; the first row whose
-signal matches decides. An answer object offers the signals by name (`signal(name)`): the
-HTTP status, the platform's code or problem type, and `message`, its error text in lower
-case, which a row matches by phrase.
+Each platform has one table (`MAPPING`, in its package's errors.py) of `Rule`s read top to
+bottom; the first row whose signal matches decides. An answer object offers the signals by
+name (`signal(name)`): the HTTP status, the platform's code or problem type, and `message`,
+its error text in lower case, which a row matches by phrase.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What each platform takes, as one table: caption caps, the media one post may carry, and
+"""What a platform takes, as one shape (each package's rules.py fills it in): caption caps, the media one post may carry, and
 what each media file may be once fetched (`MediaLimits`, checked by fanout/outbound/media_fetch.py).
 
 The API turns away media that the request alone shows a platform cannot take (docs/decisions.md#media:
@@ -10,20 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from urllib.parse import unquote, urlsplit
 
-from ..media import MB, VIDEO_FORMATS, MediaLimits
+from ..media import MediaLimits
 
-from .text import (
-    hashtag_count,
-    instagram_length,
-    link_count,
-    mention_count,
-    threads_length,
-    utf16_len,
-    x_weighted_length,
-)
+from .text import hashtag_count, link_count, mention_count
 
 JPEG = frozenset({"jpg", "jpeg", "jpe", "jfif"})
 MP4 = frozenset({"mp4", "m4v"})  # .m4v is Apple's name for the same MPEG-4 Part 14 container
@@ -65,147 +56,11 @@ class PlatformRules:
     image_noun: str = "image"  # the platform's own word, for messages (TikTok posts "photos")
 
 
-RULES: dict[str, PlatformRules] = {  # one entry per name in PLATFORMS
-    rules.platform: rules
-    for rules in (
-        PlatformRules(
-            platform="instagram",
-            # docs/platforms.md#instagram: "Maximum 2200 characters, 30 hashtags, and 20 @ tags";
-            # the unit is [U]: code points after NFC, our choice.
-            caption_limit=2200,
-            caption_length=instagram_length,
-            caption_unit="",
-            max_hashtags=30,
-            max_mentions=20,
-            max_links=None,
-            text_only=False,
-            # "JPEG is the only image format supported" (MPO and JPS named as not supported);
-            # Reels: "MOV or MP4".
-            image_extensions=JPEG,
-            video_extensions=MP4 | MOV,
-            # A single image or Reel, or a carousel of 2-10 "images and/or videos".
-            max_items=10,
-            max_images=10,
-            max_videos=10,
-            mixed=True,
-            media_limits=MediaLimits(
-                platform="instagram",
-                image_formats=frozenset({"jpeg"}),  # an MPO (multi-picture JPEG) is refused
-                video_formats=frozenset({"mp4", "mov"}),
-                image_max_bytes=8 * MB,
-                # Reels: 300 MB, where older copies of the page say 1 GB [CONFLICT]: the smaller.
-                video_max_bytes=300 * MB,
-                min_aspect=Fraction(4, 5),
-                max_aspect=Fraction(191, 100),
-                min_seconds=3,
-                max_seconds=15 * 60,
-            ),
-        ),
-        PlatformRules(
-            platform="threads",
-            caption_limit=500,
-            caption_length=threads_length,
-            caption_unit=" (an emoji counts its UTF-8 bytes)",
-            max_hashtags=None,
-            max_mentions=None,
-            max_links=5,  # docs/platforms.md#threads: "at most 5 unique links" [C]
-            text_only=True,
-            image_extensions=JPEG | {"png"},  # docs/platforms.md#threads: "JPEG and PNG"
-            video_extensions=MP4 | MOV,  # "MOV/MP4"
-            # single post, or a carousel of 2-20 "images, videos, or a mix".
-            max_items=20,
-            max_images=20,
-            max_videos=20,
-            mixed=True,
-            media_limits=MediaLimits(
-                platform="threads",
-                image_formats=frozenset({"jpeg", "mpo", "png"}),
-                video_formats=frozenset({"mp4", "mov"}),
-                image_max_bytes=8 * MB,
-                video_max_bytes=1000 * MB,
-                # "aspect-ratio limit 10:1": either way round.
-                min_aspect=Fraction(1, 10),
-                max_aspect=Fraction(10),
-                max_seconds=5 * 60,  # "> 0 s": no video has a duration of 0 (fanout/media.py)
-            ),
-        ),
-        PlatformRules(
-            platform="tiktok",
-            # docs/platforms.md#tiktok: a video's `title` is at most 2200 UTF-16 units [C]. A photo post has a
-            # `title` of 90 and a `description` of 4000 [S]: the caption goes to the
-            # description there, so the same 2200 cap (docs/decisions.md#captions) always fits it, and the
-            # 90-unit photo title is never filled from the caption.
-            caption_limit=2200,
-            caption_length=utf16_len,
-            caption_unit=" in UTF-16 code units",
-            max_hashtags=None,
-            max_mentions=None,
-            max_links=None,
-            text_only=False,
-            # photos "JPEG or WEBP (PNG not accepted on photo posts)" [S];
-            # video "MP4 (recommended), WebM, MOV".
-            image_extensions=JPEG | {"webp"},
-            video_extensions=MP4 | MOV | {"webm"},
-            # one video, or up to 35 photos; "photos and videos cannot be mixed" [S].
-            max_items=35,
-            max_images=35,
-            max_videos=1,
-            mixed=False,
-            media_limits=MediaLimits(
-                platform="tiktok",
-                image_formats=frozenset({"jpeg", "mpo", "webp"}),
-                video_formats=frozenset({"mp4", "mov", "webm"}),
-                image_max_bytes=20 * MB,  # [S]; "<= 1080p" [S] is left to TikTok
-                video_max_bytes=4000 * MB,
-                # 3 s [S] to 10 min; the creator's own maximum (creator_info's
-                # max_video_post_duration_sec) narrows it at publish time.
-                min_seconds=3,
-                max_seconds=10 * 60,
-            ),
-            image_noun="photo",
-        ),
-        PlatformRules(
-            platform="x",
-            # docs/platforms.md#x: twitter-text v3 weighted length; the longer limit of X Premium is [U] and
-            # not assumed.
-            caption_limit=280,
-            caption_length=x_weighted_length,
-            caption_unit=" as X counts them (a URL 23, CJK and emoji 2)",
-            max_hashtags=None,
-            max_mentions=None,
-            max_links=None,
-            text_only=True,
-            # "JPG, PNG, GIF, WEBP".
-            image_extensions=JPEG | {"png", "gif", "webp"},
-            # X names no video container, so every video extension passes here and X judges
-            # the file. A .gif may be declared a video too: X's "1 animated GIF" takes a post
-            # alone, as a video does. Whether a GIF sent as an image is animated (and so may
-            # not join other images) only fetching tells.
-            video_extensions=KNOWN_VIDEO | {"gif"},
-            # "up to 4 photos, or 1 animated GIF, or 1 video", never together.
-            max_items=4,
-            max_images=4,
-            max_videos=1,
-            mixed=False,
-            media_limits=MediaLimits(
-                platform="x",
-                image_formats=frozenset({"jpeg", "mpo", "png", "gif", "webp"}),
-                # Any video container (X judges the codec), and a GIF declared a video.
-                video_formats=VIDEO_FORMATS | {"gif"},
-                image_max_bytes=5 * MB,
-                animated_max_bytes=15 * MB,
-                video_max_bytes=512 * MB,
-                min_seconds=0.5,
-                max_seconds=140,
-            ),
-        ),
-    )
-}
 
 
 def caption_problem(platform: str, caption: str) -> str | None:
     """Why `caption` is over `platform`'s caps, or None if it is within them."""
-    rules = RULES[platform]
+    rules = rules_of(platform)
     length = rules.caption_length(caption)
     if length > rules.caption_limit:
         return f"caption is {length} characters{rules.caption_unit}; {platform} allows {rules.caption_limit}"
@@ -222,7 +77,7 @@ def caption_problem(platform: str, caption: str) -> str | None:
 def media_problem(platform: str, media: list[dict] | None) -> str | None:
     """Why `platform` cannot take `media` ({"url", "type"} items), as far as the request
     alone shows; None if nothing is wrong with it before fetching."""
-    rules = RULES[platform]
+    rules = rules_of(platform)
     if not media:
         if rules.text_only:
             return None
@@ -292,3 +147,9 @@ def _choices(rules: PlatformRules) -> str:
         return f"{article} {noun} or a video, or a carousel of 2-{rules.max_items} of them"
     videos = "a video" if rules.max_videos == 1 else f"1-{rules.max_videos} videos"
     return f"{videos} or 1-{rules.max_images} {noun}s"
+
+
+def rules_of(platform: str) -> PlatformRules:
+    # The registry imports the packages, whose rules import this module: looked up late.
+    from . import REGISTRY
+    return REGISTRY[platform].rules

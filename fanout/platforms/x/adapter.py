@@ -34,14 +34,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ..target_errors import AUTH, CAPTION, EXPIRED, MEDIA, RATE, UNKNOWN
-from .base import (
+from ...target_errors import AUTH, EXPIRED, MEDIA, RATE, UNKNOWN
+from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
-from .http import PlatformResponse, PlatformUnreachable
-from .mapping import Rule, classify, number, scrub
-from .polling import next_check
+from ..http import PlatformResponse, PlatformUnreachable
+from ..mapping import Rule, classify, number, scrub
+from .errors import MAPPING
+from ..polling import next_check
 from .rules import RULES
 
 HOSTS = ("x.com", "api.x.com")
@@ -75,24 +76,6 @@ CLOCK_SKEW = _dt.timedelta(minutes=10)
 RECENT_PAGE, RECENT_PAGES = 100, 5
 # Scopes without which an account cannot publish: connecting it fails at once.
 NEEDED = ("tweet.write", "users.read", "media.write")
-
-
-# --- the one mapping table: what X answers -> the target's error code --------------------
-
-# Read top to bottom, the first matching row wins: the problem's type and words before the
-# HTTP status (X answers a duplicate with 403, like a suspension). Unmatched: unknown.
-MAPPING: tuple[Rule, ...] = (
-    Rule("type", ("unsupported-authentication",), AUTH),
-    Rule("http", (401,), AUTH),  # expired, revoked or unknown token: refresh once, then reconnect
-    Rule("http", (429,), RATE),  # the rate limits and `usage-capped`
-    Rule("type", ("usage-capped",), RATE),
-    Rule("message", ("text is too long", "tweet text is too long"), CAPTION),
-    Rule("message", ("duplicate content",), UNKNOWN),  # our choice: X's words say what happened
-    Rule("message", ("expired",), EXPIRED),  # a media id past its expires_after_secs
-    Rule("message", ("maximum of 4 items", "not allowed to post a video longer", "invalidmedia",
-                     "unsupported video format", "unsupported media", "media type", "too large"), MEDIA),
-    Rule("http", tuple(range(500, 600)), UNKNOWN, transient=True),
-)
 
 
 @dataclass(frozen=True)
@@ -303,12 +286,12 @@ class _Posting:
     def upload(self, index: int) -> dict:
         """Fetch item `index` (checked as it streams) and upload it; its saved form."""
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..outbound.media_fetch import MediaProblem, fetch
+        from ...outbound.media_fetch import MediaProblem, fetch
 
         item = self.job.media[index]
         self.saved()  # renews the lease (and stops here if it was lost) before a long upload
         try:
-            media = fetch(self.step.outbound, item["url"], RULES["x"].media_limits, item["type"],
+            media = fetch(self.step.outbound, item["url"], RULES.media_limits, item["type"],
                           label=f"media[{index}]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None

@@ -32,14 +32,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
-from .base import (
+from ...target_errors import EXPIRED, RATE, UNKNOWN, UNSUPPORTED
+from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
-from .http import PlatformResponse, PlatformUnreachable
-from .mapping import Rule, classify, number, scrub
-from .polling import next_check
+from ..http import PlatformResponse, PlatformUnreachable
+from ..mapping import Rule, classify, number, scrub
+from .errors import MAPPING
+from ..polling import next_check
 from .rules import RULES
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
@@ -71,29 +72,6 @@ MODERATION_POLL = _dt.timedelta(seconds=60)  # while a published post awaits its
 MODERATION_WAIT = _dt.timedelta(minutes=30)  # then it is settled published without a URL
 RETRY_AFTER = _dt.timedelta(seconds=30)
 VIDEO_TYPES = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
-
-
-# --- the one mapping table: what TikTok answers -> the target's error code ---------------
-
-# Read top to bottom, the first matching row wins: `error.code` (or a status's
-# `fail_reason`) before the HTTP status, since TikTok may put a refusal in a 200.
-MAPPING: tuple[Rule, ...] = (
-    Rule("code", ("access_token_invalid", "scope_not_authorized", "scope_permission_missed"), AUTH),
-    Rule("code", ("rate_limit_exceeded", "spam_risk_too_many_posts", "spam_risk_too_many_pending_share",
-                  "reached_active_user_cap"), RATE),
-    Rule("code", ("url_ownership_unverified",), UNVERIFIED),
-    Rule("code", ("invalid_file_upload",), MEDIA),
-    Rule("length", (True,), CAPTION),  # invalid_param about the title's or description's length
-    Rule("code", ("internal_error",), UNKNOWN, transient=True),
-    Rule("fail_reason", ("video_pull_failed", "photo_pull_failed"), DOWNLOAD),
-    Rule("fail_reason", ("file_format_check_failed", "duration_check_failed", "frame_rate_check_failed",
-                         "picture_size_check_failed", "spam_risk_text"), MEDIA),  # spam_risk_text: our choice
-    Rule("fail_reason", ("spam_risk_too_many_posts",), RATE),
-    Rule("fail_reason", ("auth_removed",), AUTH),
-    Rule("http", (401,), AUTH),
-    Rule("http", (429,), RATE),
-    Rule("http", tuple(range(500, 600)), UNKNOWN, transient=True),
-)
 
 
 @dataclass(frozen=True)
@@ -329,10 +307,10 @@ class _Posting:
 
     def upload(self, video: Mapping[str, str], creator_info) -> Result:
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..outbound.media_fetch import MediaProblem, fetch
+        from ...outbound.media_fetch import MediaProblem, fetch
 
         try:
-            media = fetch(self.step.outbound, video["url"], RULES["tiktok"].media_limits, "video", label="media[0]")
+            media = fetch(self.step.outbound, video["url"], RULES.media_limits, "video", label="media[0]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None
         with media:
@@ -381,10 +359,10 @@ class _Posting:
 
     def inspect(self, item: Mapping[str, str], index: int):
         """The media TikTok will pull, checked as fetched (type, size, duration)."""
-        from ..outbound.media_fetch import MediaProblem, inspect
+        from ...outbound.media_fetch import MediaProblem, inspect
 
         try:
-            return inspect(self.step.outbound, item["url"], RULES["tiktok"].media_limits, item["type"],
+            return inspect(self.step.outbound, item["url"], RULES.media_limits, item["type"],
                            label=f"media[{index}]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None

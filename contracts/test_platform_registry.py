@@ -1,0 +1,135 @@
+"""Everything that names the platforms comes from the registry (fanout/platforms/__init__.py)
+or equals it: openapi.yaml, the event schemas, the settings and their documentation, the
+connect pages, the rules, the emulators and the tests' parametrisation
+(docs/adding-a-platform.md). A half-added platform fails here, not with a 500."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fanout import settings as settings_module
+from fanout.platforms import NAMES, PLATFORMS, REGISTRY
+from fanout.platforms import RULES
+from fanout.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+SCHEMAS = SPEC["components"]["schemas"]
+EVENTS = sorted((ROOT / "contracts" / "events").glob("*.schema.json"))
+
+
+def enums(node, path=()):
+    """(path, enum) for every enum in a JSON document."""
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list):
+            yield path, node["enum"]
+        for key, value in node.items():
+            yield from enums(value, path + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from enums(value, path + (i,))
+
+
+def platform_enums(document):
+    return [(path, enum) for path, enum in enums(document) if set(enum) & set(PLATFORMS) or "platform" in path]
+
+
+def test_the_specs_platform_schema_is_the_registry():
+    assert SCHEMAS["Platform"]["enum"] == list(PLATFORMS)
+
+
+def test_every_platform_parameter_of_the_spec_is_the_platform_schema():
+    parameters = [p for item in SPEC["paths"].values() for op in item.values() if isinstance(op, dict)
+                  for p in op.get("parameters", []) if p.get("name") == "platform"]
+    assert parameters
+    assert all(p["schema"] == {"$ref": "#/components/schemas/Platform"} for p in parameters)
+
+
+def test_every_enum_of_the_spec_that_lists_platforms_lists_the_registry():
+    """The one-platform enums of the rules that `accounts` names a listed platform aside."""
+    rules = [rule for rule in SCHEMAS["UploadRequest"]["allOf"] if "accounts names" in rule.get("description", "")]
+    found = [(path, enum) for path, enum in platform_enums(SPEC) if not (len(enum) == 1 and "allOf" in path)]
+    assert found and all(enum == list(PLATFORMS) for _, enum in found), found
+    assert sorted(r["not"]["properties"]["accounts"]["required"][0] for r in rules) == sorted(PLATFORMS)
+    assert sorted(r["not"]["properties"]["platforms"]["items"]["not"]["enum"][0] for r in rules) == sorted(PLATFORMS)
+
+
+def test_the_accounts_by_platform_schema_has_one_property_per_platform():
+    assert sorted(SCHEMAS["AccountsByPlatform"]["properties"]) == sorted(PLATFORMS)
+
+
+@pytest.mark.parametrize("schema", EVENTS, ids=lambda p: p.name)
+def test_the_event_schemas_platform_enums_are_the_registry(schema):
+    found = platform_enums(json.loads(schema.read_text()))
+    assert found and all(enum == list(PLATFORMS) for _, enum in found), found
+
+
+def test_the_rules_are_the_registrys():
+    assert sorted(RULES) == sorted(PLATFORMS)
+    assert all(p.rules is RULES[name] and p.rules.platform == name for name, p in REGISTRY.items())
+
+
+def test_the_settings_read_are_the_ones_the_registry_declares():
+    source = Path(settings_module.__file__).read_text()
+    read = set(re.findall(r'"(FANOUT_[A-Z0-9_]+)"', source))
+    for name, platform in REGISTRY.items():
+        declared = {s.name for s in platform.settings}
+        assert declared <= read, name
+        assert {n for n in read if n.startswith(platform.env_prefix)} <= declared, name
+
+
+def test_each_declared_default_is_the_default_the_settings_apply():
+    declared = {s.name: s.default for p in REGISTRY.values() for s in p.settings}
+    assert Settings.from_env(declared) == Settings.from_env({})
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_each_platforms_app_is_read_from_its_own_settings(platform):
+    prefix = REGISTRY[platform].env_prefix
+    settings = Settings.from_env({prefix + "CLIENT_ID": "id", prefix + "CLIENT_SECRET": "secret",
+                                  **{s.name: s.default for s in REGISTRY[platform].settings}})
+    assert sorted(settings.platform_apps) == [platform]
+
+
+def test_the_readme_documents_each_platform_setting_with_its_default():
+    readme = (ROOT / "README.md").read_text()
+    for platform in REGISTRY.values():
+        for s in platform.settings:
+            default = f"`{s.default}`" if s.default else "(unset|empty)"
+            assert re.search(rf"^\| `{s.name}` \| {default} \|", readme, re.M), s.name
+    assert f"(`{'`, `'.join(p.upper() for p in PLATFORMS)}`)" in readme
+
+
+def test_the_connect_pages_know_every_platform_and_only_those(client):
+    for name in PLATFORMS:
+        assert "Unknown platform" not in client.get(f"/connect/{name}?session=abc").text
+    unknown = client.get("/connect/myspace?session=abc")
+    assert unknown.status_code == 404
+    assert all(title in unknown.text for title in NAMES.values())
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_each_live_platform_has_hosts_an_error_table_and_an_emulator(platform):
+    entry = REGISTRY[platform]
+    assert entry.adapter is not None and entry.hosts and entry.errors
+    assert (ROOT / "tests" / "emulators" / platform / "__init__.py").exists()
+
+
+def literal_platform_lists(path: Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+            if [e.value for e in node.elts] == list(PLATFORMS):
+                yield node.lineno
+
+
+def test_the_tests_parametrise_over_the_registry_not_a_list_of_their_own():
+    """"Every platform" is PLATFORMS; a list in another order is a sequence a test chose."""
+    tests = [p for d in ("tests", "contracts") for p in (ROOT / d).glob("*.py")]
+    spelled = {str(p.relative_to(ROOT)): lines for p in tests if (lines := list(literal_platform_lists(p)))}
+    assert spelled == {}

@@ -1,0 +1,41 @@
+"""Instagram's caption and media rules (docs/platforms.md#instagram), on fanout/platforms/rules.py's
+`PlatformRules`."""
+from fractions import Fraction
+
+from ...media import MB, MediaLimits
+from ..rules import JPEG, MOV, MP4, PlatformRules
+from ..text import instagram_length
+
+RULES = PlatformRules(
+    platform="instagram",
+    # docs/platforms.md#instagram: "Maximum 2200 characters, 30 hashtags, and 20 @ tags";
+    # the unit is [U]: code points after NFC, our choice.
+    caption_limit=2200,
+    caption_length=instagram_length,
+    caption_unit="",
+    max_hashtags=30,
+    max_mentions=20,
+    max_links=None,
+    text_only=False,
+    # "JPEG is the only image format supported" (MPO and JPS named as not supported);
+    # Reels: "MOV or MP4".
+    image_extensions=JPEG,
+    video_extensions=MP4 | MOV,
+    # A single image or Reel, or a carousel of 2-10 "images and/or videos".
+    max_items=10,
+    max_images=10,
+    max_videos=10,
+    mixed=True,
+    media_limits=MediaLimits(
+        platform="instagram",
+        image_formats=frozenset({"jpeg"}),  # an MPO (multi-picture JPEG) is refused
+        video_formats=frozenset({"mp4", "mov"}),
+        image_max_bytes=8 * MB,
+        # Reels: 300 MB, where older copies of the page say 1 GB [CONFLICT]: the smaller.
+        video_max_bytes=300 * MB,
+        min_aspect=Fraction(4, 5),
+        max_aspect=Fraction(191, 100),
+        min_seconds=3,
+        max_seconds=15 * 60,
+    ),
+)

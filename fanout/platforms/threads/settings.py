@@ -1,0 +1,8 @@
+"""Threads's settings beyond its app's id and secret: names and defaults (parsed by fanout/settings.py,
+documented in the README's settings table; contracts/test_platform_registry.py holds the three together)."""
+from ..description import Setting
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("FANOUT_THREADS_CONTAINER_WINDOW", "300",
+            "seconds a container may take to be ready before its target fails"),
+)

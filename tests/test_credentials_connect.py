@@ -195,8 +195,8 @@ def full(rt):
     """A FREE workspace holding its 4 accounts, none on TestSky."""
     with db.connection_context():
         ws = create_workspace(rt, "Small", "FREE")
-        for n, platform in enumerate(("instagram", "threads", "tiktok", "x")):
-            connect_account(rt, ws.id, platform=platform, sandbox=False, platform_user_id=str(n),
+        for n in range(4):
+            connect_account(rt, ws.id, platform="threads", sandbox=False, platform_user_id=str(n),
                             username=f"user_{n}", access_token="token")
     return ws
 

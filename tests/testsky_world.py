@@ -12,7 +12,9 @@ from fanout import connect_flow
 from fanout.models import db
 from fanout.platforms import REGISTRY, Platform
 from fanout.platforms.base import CREDENTIALS, AuthFailed, Field, Grant, SignInRefused, bearer
+from fanout.media import MediaLimits
 from fanout.platforms.http import PlatformUnreachable, parse_hosts
+from fanout.platforms.rules import PlatformRules
 
 from .conftest import free_port
 from .emulators.testsky import HOSTS, TestSkyEmulator
@@ -56,7 +58,16 @@ class TestSkyAdapter:
         raise AuthFailed(f"{body.get('error')}: {body.get('message')}")
 
 
-TESTSKY = Platform("testsky", "TestSky", adapter=TestSkyAdapter())
+# Bluesky's text caps (300 graphemes, counted here as characters), and no media: TestSky
+# exists to connect, never to publish.
+RULES = PlatformRules(
+    platform="testsky", caption_limit=300, caption_length=len, caption_unit="", max_hashtags=None,
+    max_mentions=None, max_links=None, text_only=True, image_extensions=frozenset(),
+    video_extensions=frozenset(), max_items=0, max_images=0, max_videos=0, mixed=False,
+    media_limits=MediaLimits(platform="testsky", image_formats=frozenset(), video_formats=frozenset(),
+                             image_max_bytes=0, video_max_bytes=0),
+)
+TESTSKY = Platform("testsky", "TestSky", RULES, adapter=TestSkyAdapter(), hosts=HOSTS)
 
 
 @pytest.fixture(scope="module")

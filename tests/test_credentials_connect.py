@@ -208,7 +208,7 @@ def test_at_the_cap_no_link_is_given_without_an_account_to_reconnect(rt, full):
 
 def test_at_the_cap_signing_in_again_reactivates_the_account_held(client, rt, full):
     with db.connection_context():
-        Account.update(platform="testsky", platform_user_id=DID).where(Account.platform == "x").execute()
+        Account.update(platform="testsky", platform_user_id=DID).where(Account.platform_user_id == "3").execute()
         Account.update(status="expired").where(Account.platform == "testsky").execute()
         held = Account.get(Account.platform == "testsky")
     query = query_of(send(client, sky_link(rt, full.id)).headers["location"])
@@ -220,7 +220,7 @@ def test_at_the_cap_signing_in_again_reactivates_the_account_held(client, rt, fu
 def test_at_the_cap_a_new_user_ends_with_plan_limit_exceeded_and_no_account(client, rt, full, sky):
     sky.add_account("bob.testsky.example", "bbbb-bbbb-bbbb-bbbb")
     with db.connection_context():
-        Account.update(platform="testsky", platform_user_id=DID).where(Account.platform == "x").execute()
+        Account.update(platform="testsky", platform_user_id=DID).where(Account.platform_user_id == "3").execute()
     landed = send(client, sky_link(rt, full.id), "bob.testsky.example", "bbbb-bbbb-bbbb-bbbb")
     assert query_of(landed.headers["location"]) == {"platform": "testsky", "error": "plan_limit_exceeded"}
     with db.connection_context():

@@ -24,7 +24,6 @@ expires on its own), a lost publish is looked up through the container's status.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,12 +34,11 @@ from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wai
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, scrub
 from .polling import next_check
+from .steps import RETRY_AFTER, Steps
 
 # Not a failure: the container is not ready to publish yet; poll it again.
 NOT_READY = "not_ready"
 
-# A transient failure is tried again after this (the engine stretches it and bounds retries).
-RETRY_AFTER = _dt.timedelta(seconds=30)
 # How many times the account's recent posts are read looking for a post that a lost publish
 # call made, before it is settled as published without a URL.
 LOOKUPS = 3
@@ -130,9 +128,10 @@ def token_answer(title: str, response: PlatformResponse, what: str, *secrets: st
 
 # --- publishing through containers -------------------------------------------------------
 
-class Containers:
-    """One step of publishing a job through containers. Subclasses name the platform's
-    paths and parameters (the class attributes and the hooks below).
+class Containers(Steps):
+    """One step of publishing a job through containers (fanout/platforms/steps.py), whose
+    retries stop at the containers' window. Subclasses name the platform's paths and
+    parameters (the class attributes and the hooks below).
 
     State keys (all JSON):
     - `creating`: the creating call that may be in flight: `item:<i>`, `container` or `publish`;
@@ -155,9 +154,8 @@ class Containers:
     quota_first: bool = False  # read the publishing limit before creating anything too
 
     def __init__(self, step: Step, job: Job, api: str, window: _dt.timedelta):
-        self.step, self.job, self.api, self.window = step, job, api, window
-        self.state: dict[str, Any] = json.loads(json.dumps(dict(job.state)))
-        self.now = step.now()
+        super().__init__(step, job)
+        self.api, self.window = api, window
 
     # -- what each platform says differently
 
@@ -181,12 +179,6 @@ class Containers:
         raise NotImplementedError
 
     # -- the sequence
-
-    def run(self) -> Result:
-        try:
-            return self.next()
-        except Stop as stop:
-            return stop.result
 
     def next(self) -> Result:
         if self.state.get("post"):
@@ -306,7 +298,7 @@ class Containers:
         self.state["lookups"] = self.state.get("lookups", 0) + 1
         if self.state["lookups"] >= LOOKUPS:
             return Done(Outcome())
-        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+        return super().retry(reason)  # the post is out: no container's window bounds it
 
     # -- containers
 
@@ -417,7 +409,7 @@ class Containers:
         """A call that creates something: the marker is saved first. When no clear answer
         comes back the marker stays, and the next step reconciles before sending again."""
         self.state["creating"] = marker
-        self.step.save(self.snapshot())
+        self.saved()
         try:
             response = self.step.http.post(url, data={**params, "access_token": self.job.access_token})
         except PlatformUnreachable as e:
@@ -446,19 +438,12 @@ class Containers:
             outcome = Outcome(error_code=UNKNOWN, error_message=f"{self.title} answered {answer.raw}")
         raise Stop(Done(outcome))
 
-    def saved(self) -> None:
-        self.step.save(self.snapshot())
-
-    def snapshot(self) -> dict:
-        """A copy of the state as the engine stores it (JSON)."""
-        return json.loads(json.dumps(self.state))
-
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later. While containers are waited for, not
         past their window: once it is over, they expired."""
         deadline = self.window_end()
         if deadline is None:
-            return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+            return super().retry(reason)
         if self.now >= deadline:
             return self.expired(reason)
         return Retry(after=min(self.now + RETRY_AFTER, deadline), state=self.snapshot(), reason=reason,

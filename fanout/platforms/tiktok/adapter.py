@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,13 +33,14 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ...target_errors import EXPIRED, RATE, UNKNOWN, UNSUPPORTED
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from .errors import MAPPING
 from ..polling import next_check
+from ..steps import Steps
 from .rules import RULES
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
@@ -70,7 +70,6 @@ REFRESH_BEFORE = _dt.timedelta(minutes=30)
 POLL = _dt.timedelta(seconds=10)  # while TikTok processes the post
 MODERATION_POLL = _dt.timedelta(seconds=60)  # while a published post awaits its public id
 MODERATION_WAIT = _dt.timedelta(minutes=30)  # then it is settled published without a URL
-RETRY_AFTER = _dt.timedelta(seconds=30)
 VIDEO_TYPES = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
 
 
@@ -192,10 +191,7 @@ def _ok(body: Any) -> bool:
 
 def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (see the module's docstring for the sequence)."""
-    try:
-        return _Posting(step, job).run()
-    except Stop as stop:
-        return stop.result
+    return _Posting(step, job).run()
 
 
 def permalink(username: str, post_id: str, *, photo: bool = False) -> str:
@@ -241,8 +237,8 @@ def chunk_plan(size: int) -> tuple[int, int]:
     return CHUNK, size // CHUNK
 
 
-class _Posting:
-    """State keys (all JSON):
+class _Posting(Steps):
+    """One step (fanout/platforms/steps.py). State keys (all JSON):
     - `creating`: "init" while a post may be starting, with `mode` (file, pull or photo);
     - `publish_id`: TikTok's id of the post being published; `size`, `uploaded`: the
       video's bytes, all sent (FILE_UPLOAD);
@@ -252,12 +248,10 @@ class _Posting:
     """
 
     def __init__(self, step: Step, job: Job):
-        self.step, self.job = step, job
-        self.state: dict[str, Any] = json.loads(json.dumps(dict(job.state)))
-        self.now = step.now()
+        super().__init__(step, job)
         self.settings = step.settings
 
-    def run(self) -> Result:
+    def next(self) -> Result:
         if self.state.get("creating") == "init":
             return self.reconcile()
         if self.state.get("publish_id") and self.state.get("mode") == "file" and not self.state.get("uploaded"):
@@ -511,12 +505,3 @@ class _Posting:
         if rule is not None and rule.transient:
             raise Stop(self.retry(outcome.error_message or answer.raw))
         raise Stop(Done(outcome))
-
-    def retry(self, reason: str) -> Retry:
-        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
-
-    def saved(self) -> None:
-        self.step.save(self.snapshot())
-
-    def snapshot(self) -> dict:
-        return json.loads(json.dumps(self.state))

@@ -36,13 +36,14 @@ from urllib.parse import quote, urlencode
 
 from ...target_errors import AUTH, EXPIRED, MEDIA, RATE, UNKNOWN
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Retry, Step, Stop, Wait,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from .errors import MAPPING
 from ..polling import next_check
+from ..steps import Steps
 from .rules import RULES
 
 HOSTS = ("x.com", "api.x.com")
@@ -64,7 +65,6 @@ REFRESH_BEFORE = _dt.timedelta(minutes=10)
 # X's own samples append 1 MB chunks; the largest X accepts is not documented.
 CHUNK = 1024 * 1024
 SAVE_EVERY = 8  # chunks between two saves of the state (each renews the lease)
-RETRY_AFTER = _dt.timedelta(seconds=30)
 # The longest wait between two reads of media X is processing: its `check_after_secs` is
 # taken within this, and without one the checks grow to it (fanout/platforms/polling.py).
 CHECK_MOST = _dt.timedelta(seconds=60)
@@ -214,10 +214,7 @@ def _b64(data: bytes) -> str:
 
 def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (see the module's docstring for the sequence)."""
-    try:
-        return _Posting(step, job).run()
-    except Stop as stop:
-        return stop.result
+    return _Posting(step, job).run()
 
 
 def permalink(username: str, post_id: str) -> str:
@@ -237,8 +234,8 @@ def same_text(sent: str, stored: str) -> bool:
     return theirs == ours or (theirs.startswith(ours) and not theirs[len(ours):].replace("\u2060", "").strip())
 
 
-class _Posting:
-    """State keys (all JSON):
+class _Posting(Steps):
+    """One step (fanout/platforms/steps.py). State keys (all JSON):
     - `media`: per item, in the post's order: {id, expires_at, ready, since?, check_at?}
       (`since`: when X took it and began processing it);
     - `creating`: "tweet" while the post may be in flight, with `tweet_at`;
@@ -247,12 +244,7 @@ class _Posting:
     - `post`: the post's id; `lookups`: how often recent posts were searched.
     """
 
-    def __init__(self, step: Step, job: Job):
-        self.step, self.job = step, job
-        self.state: dict[str, Any] = json.loads(json.dumps(dict(job.state)))
-        self.now = step.now()
-
-    def run(self) -> Result:
+    def next(self) -> Result:
         if self.state.get("post"):
             return Done(Outcome(external_url=permalink(self.job.username, self.state["post"])))
         if self.state.get("creating") == "tweet":
@@ -366,7 +358,7 @@ class _Posting:
         if self.state["media"]:
             payload["media"] = {"media_ids": [item["id"] for item in self.state["media"]]}
         self.state["creating"], self.state["tweet_at"] = "tweet", self.now.isoformat()
-        self.step.save(self.snapshot())
+        self.saved()
         try:
             body = self.call("POST", f"{API}/tweets", json_body=payload, duplicate_is_sent=True)
         except _Duplicate:
@@ -432,7 +424,7 @@ class _Posting:
         if self.state["lookups"] >= LOOKUPS:
             return Done(Outcome())
         self.state["creating"] = "tweet"
-        return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+        return self.retry(reason)
 
     # -- calls
 
@@ -442,7 +434,7 @@ class _Posting:
         try:
             response = self.step.http.request(method, url, headers=bearer(self.job.access_token), **kwargs)
         except PlatformUnreachable as e:
-            raise Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=e.message)) from None
+            raise Stop(self.retry(e.message)) from None
         body = response.json()
         # A 2xx may carry `errors` beside `data` (partial errors): the data is the answer.
         if 200 <= response.status < 300 and isinstance(body, dict) and ("data" in body or "errors" not in body):
@@ -452,8 +444,7 @@ class _Posting:
         if duplicate_is_sent and self.state.get("resent") and "duplicate content" in answer.text:
             raise _Duplicate()
         if rule is not None and rule.transient:
-            raise Stop(Retry(after=self.now + RETRY_AFTER, state=self.snapshot(),
-                              reason=outcome.error_message or answer.raw))
+            raise Stop(self.retry(outcome.error_message or answer.raw))
         if rule is None and upload and 400 <= response.status < 500 and response.status not in (403, 404):
             # X refused the file itself (its size, type or length): the media's fault.
             outcome = Outcome(error_code=MEDIA, error_message=f"{TITLE} refused the media: "
@@ -461,12 +452,6 @@ class _Posting:
         if outcome.error_code == RATE:
             outcome = Outcome(error_code=RATE, error_message=_rate_message(response, outcome.error_message))
         raise Stop(Done(outcome))
-
-    def saved(self) -> None:
-        self.step.save(self.snapshot())
-
-    def snapshot(self) -> dict:
-        return json.loads(json.dumps(self.state))
 
 
 class _Duplicate(Exception):

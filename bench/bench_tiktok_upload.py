@@ -9,7 +9,7 @@ worker: it publishes a small video first (imports and first-use allocations done
 its peak RSS (VmHWM), publishes the large one through fanout/platforms/tiktok/adapter.py (fetched
 to a spooled file, uploaded in 10 MB chunks read in small blocks) and reads the peak
 again; the difference is what the upload added. Linux only (/proc). `--quiet` prints the
-increase in kB alone (tests/test_tiktok_adapter.py reads it).
+increase in kB alone (tests/platforms/tiktok/test_adapter.py reads it).
 """
 from __future__ import annotations
 

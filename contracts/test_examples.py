@@ -36,7 +36,7 @@ UNKNOWN_IDS = {"accounts": "acc_00000000000000000000000000", "posts": "post_0000
 # Documented answers no request of a test can get on purpose; their examples are checked
 # against the schema only.
 NOT_MET_LIVE = {
-    "431": "answered by the HTTP server for request heads over 64 KiB (tests/test_request_limits.py, real server)",
+    "431": "answered by the HTTP server for request heads over 64 KiB (tests/http/test_request_limits.py, real server)",
     "500": "an unexpected failure; nothing provokes one on purpose",
 }
 
@@ -85,7 +85,7 @@ class Operation:
 
     def response_examples(self) -> dict[str, list[tuple[str, object]]]:
         """Status -> the examples of its JSON body, for every documented status with one
-        (the Prometheus text of GET /metrics is not JSON: tests/test_metrics.py)."""
+        (the Prometheus text of GET /metrics is not JSON: tests/ops/test_metrics.py)."""
         found = {}
         for status in self.spec["responses"]:
             content = self.response(status).get("content") or {}

@@ -130,6 +130,6 @@ def literal_platform_lists(path: Path):
 
 def test_the_tests_parametrise_over_the_registry_not_a_list_of_their_own():
     """"Every platform" is PLATFORMS; a list in another order is a sequence a test chose."""
-    tests = [p for d in ("tests", "contracts") for p in (ROOT / d).glob("*.py")]
+    tests = [p for d in ("tests", "contracts") for p in (ROOT / d).glob("**/*.py")]
     spelled = {str(p.relative_to(ROOT)): lines for p in tests if (lines := list(literal_platform_lists(p)))}
     assert spelled == {}

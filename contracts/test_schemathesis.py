@@ -226,7 +226,7 @@ def minimal_cases(api_schema, headers: dict, *, keyed_only: bool = False, **case
 
 def test_every_operation_documents_its_429(api_schema, client, free):
     """Once a workspace has used its minute, every operation that takes its key answers the
-    429 the spec documents (the monitoring ones take no key: tests/test_health.py).
+    429 the spec documents (the monitoring ones take no key: tests/ops/test_health.py).
 
     The limiter runs before validation, so any request of the workspace gets it.
     """

@@ -4,7 +4,7 @@ Model functions, handlers and middlewares raise these; two places render them: t
 error handler (`fanout/http/errors.py`: the `{"error": {"code", "message"}}` object, with the
 class's status and headers) and the CLI (`fanout/cli.py`: the same object or the message,
 and exit status 1). The API's codes are `ErrorCode` in openapi.yaml
-(tests/test_errors.py::test_every_code_the_api_answers_is_documented).
+(tests/http/test_errors.py::test_every_code_the_api_answers_is_documented).
 
 Pure Python on purpose: commands that serve no HTTP import this without Connexion.
 """

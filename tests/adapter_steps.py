@@ -1,5 +1,5 @@
 """Driving a platform adapter's `publish` step by step, as the engine would, against an
-emulator over real HTTP on loopback (the vocabulary of tests/test_*_adapter.py).
+emulator over real HTTP on loopback (the vocabulary of tests/platforms/*/test_adapter.py).
 
 A test module defines `emulator` (its platform's, reset) and imports the fixtures here:
 `clocks`, `http` (the platform's hosts sent to the emulator), `app` and `step`.

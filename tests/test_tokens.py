@@ -1,7 +1,7 @@
 """Token storage over an account's life (fanout/models/tokens.py): refresh scheduling, one
 refresher at a time, grants stored as they arrive, and expiry with its account.expired event.
 The refresh calls themselves are exercised against the Threads emulator
-(tests/test_threads_live.py)."""
+(tests/platforms/threads/test_live.py)."""
 import datetime as dt
 import json
 import logging

@@ -17,7 +17,7 @@ from fanout.platforms import PLATFORMS, REGISTRY
 from fanout.tasks.publishing import MAX_RETRIES
 
 from .conftest import run_queue
-from .test_tiktok_live import (  # noqa: F401 (fixtures)
+from .platforms.tiktok.test_live import (  # noqa: F401 (fixtures)
     connect_to, insecure_urls, instagram_server, media, settings, tiktok_server, tt, upload_method, verified,
     x_server,
 )

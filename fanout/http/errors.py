@@ -48,7 +48,7 @@ def clip(message: str) -> str:
     """The message with every quoted value cut to QUOTE_LIMIT characters, at most MESSAGE_LIMIT long.
 
     Messages quote what clients send (jsonschema quotes the whole offending value), and a
-    body may hold a megabyte: tests/test_request_limits.py pins what is left of it.
+    body may hold a megabyte: tests/http/test_request_limits.py pins what is left of it.
     """
     # Only the head is scanned: what survives is at most MESSAGE_LIMIT long anyway, and a
     # jsonschema message may quote a whole megabyte (a second of regex work per request).

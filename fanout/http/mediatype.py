@@ -11,7 +11,7 @@ The parameters go: the API takes only JSON, and JSON has none (RFC 8259 §11: a 
 "has no effect on compliant recipients"); a JSON body is UTF-8 whatever it declares.
 Connexion would otherwise decode the body it validates by `charset` while the handler
 reads the same bytes as UTF-8, so the two could see different text.
-`tests/test_media_types.py` pins it.
+`tests/http/test_mediatype.py` pins it.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ URI parser for each; the profile of `GET /v1/posts/{id}` showed that work at som
 the request (bench/README.md). Neither holds anything of one request: the wrappers read
 the request from Connexion's context variables when called, and a parser is made from
 the operation's parameter and body definitions alone. So both are made once, when the
-operation is, and reused. `tests/test_operations.py` pins that what a handler receives is
+operation is, and reused. `tests/http/test_operations.py` pins that what a handler receives is
 unchanged.
 """
 from __future__ import annotations

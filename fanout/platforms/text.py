@@ -71,7 +71,7 @@ def x_weighted_length(s: str) -> int:
     NFC first; each URL `extract_urls` finds counts 23, whatever its length; each emoji of
     twemoji-parser 11's list counts 2 (see `_X_EMOJI`); any other code point counts 1 inside
     the config's ranges (Latin, Greek, Cyrillic, Hebrew, Arabic, ..., some punctuation) and 2
-    outside them (CJK, Hangul syllables, astral planes, ...). tests/test_x_text_reference.py
+    outside them (CJK, Hangul syllables, astral planes, ...). tests/platforms/x/test_text_reference.py
     checks it against the official twitter-text 3.1.0.
     """
     text = _nfc(s)

@@ -3,7 +3,7 @@
 The reference is the JavaScript package twitter-text 3.1.0 from npm (its emoji parser is the
 twemoji-parser 11.0.2 it depends on), run by node: `parseTweet(s)` with the default (v3)
 config gives `weightedLength` and `valid`; the URLs it finds (`extractUrls` on the NFC text)
-and its emoji count are recorded too, so that tests/test_x_text_reference.py can check what
+and its emoji count are recorded too, so that tests/platforms/x/test_text_reference.py can check what
 the strings cover. Tests only read the JSON; this script is the one place node runs.
 
     mkdir /tmp/ttjs && cd /tmp/ttjs && npm init -y && npm install twitter-text@3.1.0

@@ -1,0 +1,274 @@
+"""Live TikTok end to end, through HTTP only: the app on a real loopback server with apps
+for all four platforms, their emulators, a browser for the connect flows, a media server;
+the queue is run by the test, at the test's clock, as a worker would. Connect, a video by
+FILE_UPLOAD and one by PULL_FROM_URL, posts of 1 to 35 photos, `pull` from an unverified
+host, a worker killed at every call of an upload, one post to all four
+platforms, and the mapping table of docs/platforms.md#the-tiktok-adapter row by row
+through the engine.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import requests
+
+from fanout.models import Account, db
+from fanout.platforms.base import App
+from fanout.tasks import tokens
+
+from ...conftest import run_queue
+from ...emulators.instagram import InstagramEmulator
+from ...emulators.media import jpeg_bytes
+from ...emulators.media.server import sample_media_server
+from ...emulators.tiktok import TikTokEmulator
+from ...emulators.x import XEmulator
+from ..threads.test_live import publish_with_a_death
+from .test_adapter import FAIL_REASONS, INIT_ROWS, VIDEO_INIT
+from ...threads_world import (  # noqa: F401 (fixtures)
+    accounts, browser, connect_link, emulator, headers, live, only_target, port, query_of, run_for, served_with,
+    threads_server,
+)
+
+OPEN_ID, USERNAME = "-000emuTikTokOpenId0001", "emu_tiktok"
+AUTH_ROWS = {row for row, *_, code in INIT_ROWS if code == "platform_auth_expired"}
+
+
+@pytest.fixture(scope="module")
+def tiktok_server():
+    with TikTokEmulator("tt-client-key", "tt-client-secret") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def x_server():
+    with XEmulator("x-client-id", "x-client-secret") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def instagram_server():
+    with InstagramEmulator("ig-app-id", "ig-app-secret") as server:
+        yield server
+
+
+@pytest.fixture
+def tt(tiktok_server, live):
+    tiktok_server.reset()
+    tiktok_server.consent_as(OPEN_ID)
+    tiktok_server.set_verified(domains=["127.0.0.1"])
+    tiktok_server.redirect_uris = {f"{live}/connect/tiktok/callback"}
+    yield tiktok_server
+    assert not tiktok_server.errors, tiktok_server.errors[0]
+
+
+@pytest.fixture
+def verified() -> tuple[str, ...]:
+    return ()
+
+
+@pytest.fixture
+def upload_method() -> str:
+    return "auto"
+
+
+@pytest.fixture
+def settings(settings, port, threads_server, tiktok_server, x_server, instagram_server, verified, upload_method):
+    served = served_with(settings, port, {
+        "tiktok": (tiktok_server, App("tt-client-key", "tt-client-secret")),
+        "threads": (threads_server, App("app-id", "app-secret")),
+        "x": (x_server, App("x-client-id", "x-client-secret")),
+        "instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
+    })
+    return dataclasses.replace(served, tiktok_verified_domains=verified, tiktok_upload_method=upload_method)
+
+
+@pytest.fixture
+def insecure_urls() -> bool:
+    return True  # the media server is http on loopback
+
+
+@pytest.fixture(scope="module")
+def media():
+    with sample_media_server() as server:
+        yield server
+
+
+def connect_to(browser, live, headers, platform: str) -> dict:
+    landed = browser.get(connect_link(live, headers, platform), timeout=10)
+    assert landed.status_code == 200, landed.text
+    return query_of(landed.url)
+
+
+@pytest.fixture
+def account(browser, live, headers, tt) -> str:
+    query = connect_to(browser, live, headers, "tiktok")
+    assert query["status"] == "connected", query
+    return query["account_id"]
+
+
+def upload(live, headers, caption="hello from fanout", media_items=(), **body) -> dict:
+    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
+        "caption": caption, "platforms": ["tiktok"], "media": list(media_items), **body})
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def clip(media) -> dict:
+    return {"url": media.url("clip.mp4"), "type": "video"}
+
+
+def posts(tt) -> list:
+    return tt.posts.get(OPEN_ID, [])
+
+
+def stored(account_id) -> Account:
+    with db.connection_context():
+        return Account.get_by_id(account_id)
+
+
+def permalink(post) -> str:
+    return f"https://www.tiktok.com/@{USERNAME}/video/{post.post_id}"
+
+
+# --- connect -------------------------------------------------------------------------------
+
+def test_connecting_adds_an_active_account_with_the_tiktok_username(browser, live, headers, tt):
+    query = connect_to(browser, live, headers, "tiktok")
+    [listed] = accounts(live, headers)
+    assert (listed["id"], listed["platform"], listed["username"], listed["status"]) == (
+        query["account_id"], "tiktok", USERNAME, "active")
+
+
+def test_refused_consent_comes_back_as_access_denied(browser, live, headers, tt):
+    tt.deny_consent()
+    assert connect_to(browser, live, headers, "tiktok")["error"] == "access_denied"
+
+
+def test_a_refresh_rotates_the_refresh_token_and_a_refused_one_expires_the_account(
+        live, headers, account, tt, rt, clock):
+    def until_its_refresh_time():
+        seconds = (stored(account).refresh_at - clock.now).total_seconds() + 1
+        clock.advance(seconds=seconds)
+        tt.advance(seconds)
+
+    before = stored(account)
+    until_its_refresh_time()
+    assert tokens.refresh_due_tokens(rt) == {account: "refreshed"}
+    after = stored(account)
+    assert rt.keyring.decrypt(after.refresh_token) != rt.keyring.decrypt(before.refresh_token)
+    tt.revoke_tokens(OPEN_ID)
+    until_its_refresh_time()
+    assert tokens.refresh_due_tokens(rt) == {account: "expired"}
+
+
+# --- publishing ----------------------------------------------------------------------------
+
+def test_a_video_by_file_upload_publishes_with_its_permalink(live, headers, account, tt, media, rt, clock):
+    post = upload(live, headers, "uploaded", [clip(media)])
+    run_for(rt, clock, tt, 60, every=10)
+    [made] = posts(tt)
+    assert made.source == "FILE_UPLOAD" and only_target(live, headers, post["id"])["external_url"] == permalink(made)
+
+
+@pytest.mark.parametrize("verified", [("127.0.0.1",)])
+def test_a_video_on_a_verified_host_publishes_by_pull_from_url(live, headers, account, tt, media, rt, clock, verified):
+    post = upload(live, headers, "pulled", [clip(media)])
+    run_for(rt, clock, tt, 60, every=10)
+    [made] = posts(tt)
+    assert made.source == "PULL_FROM_URL" and only_target(live, headers, post["id"])["external_url"] == permalink(made)
+
+
+@pytest.mark.parametrize("count", [1, 2, 35])
+def test_a_post_of_1_to_35_photos_publishes_with_the_first_as_cover_and_its_photo_permalink(
+        live, headers, account, tt, media, rt, clock, count):
+    for n in range(count):
+        media.put(f"/photo-{n}.jpg", jpeg_bytes(640, 480 + n), "image/jpeg")
+    photos = [{"url": media.url(f"photo-{n}.jpg"), "type": "image"} for n in range(count)]
+    post = upload(live, headers, f"{count} photos", photos)
+    run_for(rt, clock, tt, 60, every=10)
+    [made] = posts(tt)
+    published = only_target(live, headers, post["id"])
+    assert published["external_url"] == f"https://www.tiktok.com/@{USERNAME}/photo/{made.post_id}", published
+    assert (made.media, made.photo_urls, made.cover_index) == ("photo", tuple(p["url"] for p in photos), 0)
+
+
+@pytest.mark.parametrize("upload_method", ["pull"])
+def test_pull_from_a_host_tiktok_has_not_verified_fails_url_ownership_unverified(
+        live, headers, account, tt, media, rt, clock, upload_method):
+    tt.set_verified(domains=[])
+    post = upload(live, headers, "pulled", [clip(media)])
+    run_for(rt, clock, tt, 60, every=10)
+    assert only_target(live, headers, post["id"])["error_code"] == "url_ownership_unverified" and posts(tt) == []
+
+
+def test_one_post_to_all_four_platforms_publishes_everywhere(browser, live, headers, account, tt, emulator, media,
+                                                             x_server, instagram_server, rt, clock):
+    x_server.reset()
+    instagram_server.reset()
+    x_server.redirect_uris = {f"{live}/connect/x/callback"}
+    instagram_server.redirect_uris = {f"{live}/connect/instagram/callback"}
+    ids = [account] + [connect_to(browser, live, headers, p)["account_id"] for p in ("threads", "x", "instagram")]
+    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
+        "caption": "everywhere at once", "account_ids": ids, "media": [clip(media)]})
+    assert answer.status_code == 201, answer.text
+    for _ in range(12):  # a minute at a time, on every clock
+        run_queue(rt, clock)
+        clock.advance(seconds=60)
+        for server in (tt, emulator, x_server, instagram_server):
+            server.advance(60)
+    run_queue(rt, clock)
+    post = requests.get(f"{live}/v1/posts/{answer.json()['id']}", headers=headers, timeout=10).json()
+    assert post["status"] == "completed", post
+    assert {t["platform"] for t in post["targets"] if t["external_url"]} == {"tiktok", "threads", "x", "instagram"}
+
+
+# --- never twice -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-the-call", "after-the-answer"])
+def test_a_worker_killed_at_any_call_of_an_uploaded_video_leaves_one_post_with_its_permalink(
+        live, headers, account, tt, media, rt, clock, after):
+    tt.set_daily_cap(100)  # a post started again leaves its first publish behind, never completed
+
+    def complete() -> list:
+        return [p for p in posts(tt) if p.status == "PUBLISH_COMPLETE"]
+
+    n = 1
+    while True:
+        before = len(complete())
+        post = upload(live, headers, f"death at call {n} {after}", [clip(media)])
+        died = publish_with_a_death(rt, clock, n, after)
+        run_for(rt, clock, tt, 60, every=10)
+        published = only_target(live, headers, post["id"])
+        assert published["status"] == "published", (n, published)
+        assert len(complete()) == before + 1, f"death at call {n}: {len(complete()) - before} posts"
+        assert published["external_url"] == permalink(complete()[-1]), (n, published)
+        if not died:
+            break
+        n += 1
+    assert n > 3
+
+
+# --- the mapping table, through the engine -------------------------------------------------
+
+@pytest.mark.parametrize("row, status, body, code", INIT_ROWS, ids=[r[0] for r in INIT_ROWS])
+def test_each_init_answer_through_the_engine_ends_in_its_code_and_expires_the_account_on_auth_rows(
+        live, headers, account, tt, media, rt, clock, row, status, body, code):
+    tt.fail("POST", VIDEO_INIT, status, body, times=None if row in AUTH_ROWS else 1)
+    if row in AUTH_ROWS:
+        tt.revoke_tokens(OPEN_ID)  # the one refresh the auth error earns is refused too
+    post = upload(live, headers, "hello", [clip(media)])
+    run_for(rt, clock, tt, 60, every=10)
+    failed = only_target(live, headers, post["id"])
+    assert (failed["status"], failed["error_code"]) == ("failed", code)
+    assert stored(account).status == ("expired" if row in AUTH_ROWS else "active")
+
+
+@pytest.mark.parametrize("fail_reason, code", FAIL_REASONS, ids=[r[0] for r in FAIL_REASONS])
+def test_each_fail_reason_through_the_engine_ends_in_its_code(live, headers, account, tt, media, rt, clock,
+                                                               fail_reason, code):
+    tt.force_next_publish("FAILED", fail_reason)
+    post = upload(live, headers, "hello", [clip(media)])
+    run_for(rt, clock, tt, 60, every=10)
+    failed = only_target(live, headers, post["id"])
+    assert (failed["status"], failed["error_code"]) == ("failed", code)

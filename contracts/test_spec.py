@@ -163,7 +163,7 @@ def test_the_redirect_url_patterns_take_only_what_the_server_takes():
         ("http://127.0.0.256/cb", False, False),
         ("http://127.0.0.1.example.com/cb", False, False),
         ("http://localhost.example.com/cb", False, False),
-        ("http://10.0.0.7/cb", False, False),
+        ("http://2130706433/cb", False, False),  # 127.0.0.1 as one number: only dotted loopback is taken
         ("https://app.example.com:65536/x", False, False),
         ("https://user@app.example.com/x", False, False),
         ("https://[::1]/x", False, False),

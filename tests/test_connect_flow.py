@@ -114,7 +114,7 @@ def test_an_insecure_server_takes_plain_http_to_loopback(client, auth, url):
 
 
 @pytest.mark.parametrize("insecure_urls", [True])
-@pytest.mark.parametrize("url", ["http://app.example.com/done", "http://10.0.0.7/cb", "http://127.0.0.1.example.com/cb",
+@pytest.mark.parametrize("url", ["http://app.example.com/done", "http://2130706433/cb", "http://127.0.0.1.example.com/cb",
                                  "http://localhost.example.com/cb"])
 def test_an_insecure_server_still_refuses_plain_http_off_loopback(client, auth, url):
     assert "redirect_url" in assert_error(start(client, auth, "x", redirect_url=url), 400, "validation_error")

@@ -104,8 +104,8 @@ def test_the_browser_reaches_nothing_but_loopback(page, refused_requests):
     from playwright.sync_api import Error
 
     with pytest.raises(Error, match="ERR_BLOCKED_BY_CLIENT"):
-        page.goto("http://192.0.2.1/")
-    assert refused_requests == ["http://192.0.2.1/"]
+        page.goto("http://fanout.invalid/")
+    assert refused_requests == ["http://fanout.invalid/"]
     refused_requests.clear()  # seen: the fixture would fail the test for it
 
 
@@ -113,4 +113,4 @@ def test_loopback_is_127_0_0_0_8_and_ipv6_one_by_address():
     assert is_loopback_url("http://127.0.0.1:8000/docs") and is_loopback_url("http://127.8.9.10/")
     assert is_loopback_url("http://[::1]:9000/")
     assert not is_loopback_url("http://localhost/") and not is_loopback_url("https://cdn.example.com/a.jpg")
-    assert not is_loopback_url("http://10.0.0.1/") and not is_loopback_url("data:,x")
+    assert not is_loopback_url("http://fanout.invalid/") and not is_loopback_url("data:,x")

@@ -1,6 +1,5 @@
-"""Hostile input is a 4xx, never a 500, and the same on SQLite and PostgreSQL (issue 10
-items 4 and 5): deep nesting, huge or non-finite numbers, lone surrogates and NUL in JSON
-strings, path ids that cannot be ids, JSON bodies without a Content-Type.
+"""Hostile input is a 4xx, never a 500, and the same on SQLite and PostgreSQL: deep
+nesting, huge or non-finite numbers, lone surrogates and NUL in JSON strings, path ids that cannot be ids, JSON bodies without a Content-Type.
 """
 from __future__ import annotations
 

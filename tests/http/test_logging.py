@@ -1,4 +1,4 @@
-"""The log (issue 10 item 6): one record is one line whatever a client sends, in the text
+"""The log: one record is one line whatever a client sends, in the text
 format (the default) and in the json format (FANOUT_LOG_FORMAT=json).
 """
 from __future__ import annotations

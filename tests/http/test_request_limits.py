@@ -1,4 +1,4 @@
-"""Request limits (issue 10 item 3): bodies over FANOUT_MAX_BODY_BYTES are 413 without being
+"""Request limits: bodies over FANOUT_MAX_BODY_BYTES are 413 without being
 read whole, request heads over 64 KiB are 431 without being buffered whole, and no error
 message quotes more than 200 characters of what the client sent.
 

@@ -1,4 +1,4 @@
-"""x_weighted_length agrees with the official twitter-text (issue 14).
+"""x_weighted_length agrees with the official twitter-text.
 
 tests/data/twitter_text_v3.json holds strings with the weighted length twitter-text 3.1.0
 (npm, run by node) gives them; tests/data/twitter_text_v3.py wrote it and says how. No

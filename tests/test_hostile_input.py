@@ -1,5 +1,6 @@
 """Hostile input is a 4xx, never a 500, and the same on SQLite and PostgreSQL: deep
-nesting, huge or non-finite numbers, lone surrogates and NUL in JSON strings, path ids that cannot be ids, JSON bodies without a Content-Type.
+nesting, huge or non-finite numbers, lone surrogates and NUL in JSON strings, path ids
+that cannot be ids, JSON bodies without a Content-Type.
 """
 from __future__ import annotations
 

@@ -1,8 +1,11 @@
 """Operation handlers: parse, call a model function, shape the response."""
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
+import time
+from contextlib import contextmanager
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
@@ -52,6 +55,56 @@ async def on_the_stores(function, *args, **kwargs):
     if runtime.current().settings.local_stores:
         return function(*args, **kwargs)
     return await run_in_threadpool(function, *args, **kwargs)
+
+
+class HeldConnection:
+    """The event loop thread's database connection, held open while requests keep coming.
+
+    With the stores in local files, requests run their statements on the event loop's
+    thread (`on_the_stores`), one after the other. Taking that thread's connection from the
+    pool and giving it back around each lookup and handler cost more than the statements
+    of a read; so the first request takes it, and it goes back to the pool once `idle`
+    seconds pass with no request in flight. Every `db.connection_context()` on the thread
+    meanwhile finds it open and leaves it so.
+    """
+
+    def __init__(self, idle: float = 1.0) -> None:
+        self.idle = idle
+        self._held = None  # (the database it was taken from, its connection context)
+        self._in_flight = 0
+        self._last = 0.0
+        self._timer = None
+
+    @contextmanager
+    def request(self):
+        if self._held is None or self._held[0] is not db.obj:
+            self._take()
+        self._in_flight += 1
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            self._last = time.monotonic()
+
+    def _take(self) -> None:
+        context = db.connection_context()
+        context.__enter__()
+        self._held = (db.obj, context)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self.idle, self._check)
+
+    def _check(self) -> None:
+        self._timer = None
+        if self._held is None:
+            return
+        wait = self._last + self.idle - time.monotonic()
+        if self._in_flight or wait > 0:
+            self._timer = asyncio.get_running_loop().call_later(max(wait, 0.05), self._check)
+            return
+        database, context = self._held
+        self._held = None
+        if database is db.obj:  # else that database was closed by whoever replaced it
+            context.__exit__(None, None, None)
 
 
 def network_call(handler):

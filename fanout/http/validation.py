@@ -27,6 +27,7 @@ import jsonschema_rs
 from jsonschema import Draft4Validator, ValidationError
 
 from .errors import QUOTE_LIMIT
+from .operations import PARSED_BODY
 
 MAX_DEPTH = 64
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -182,6 +183,8 @@ class JSONBodyValidator(JSONRequestBodyValidator):
         body = await self._parse(stream(), scope=scope)
         if not (body is None and self._nullable):
             self._validate(body)
+        # For the handler (fanout/http/operations.py): what Connexion would parse again.
+        scope.setdefault("extensions", {})[PARSED_BODY] = None if body is _NO_BODY else body
         return self._insert_messages(receive, messages=messages), scope
 
     async def _parse(self, stream, scope):

@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -98,6 +99,10 @@ class Result:
     p99_ms: float
     bad_status: int  # answers of 4xx/5xx (wrk counts over 399)
     socket_errors: int
+    cpu_us: float = 0.0  # the server process's CPU time (user + system) per answered request
+
+    def with_cpu(self, seconds: float) -> "Result":
+        return dataclasses.replace(self, cpu_us=seconds * 1e6 / self.requests if self.requests else 0.0)
 
     @property
     def rate(self) -> float:
@@ -412,14 +417,23 @@ class Load:
         return run_python(port, self.mode, self.fixtures, seconds, self.connections)
 
 
-def start_server(procs: Processes, name: str, backend: Backend, folder: Path, data_dir: Path, env: dict) -> int:
-    """Start server `name` on a free port and wait until it answers; its port."""
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(procs: Processes, name: str, backend: Backend, folder: Path, data_dir: Path, env: dict) -> tuple[int, int]:
+    """Start server `name` on a free port and wait until it answers; its port and pid."""
     port = free_port()
     log = folder / f"{name}.log"
     with log.open("w") as out:
         server = procs.start(server_command(name, port, backend, data_dir), env=env, stdout=out, stderr=subprocess.STDOUT)
     wait_ready(server, port, log)
-    return port
+    return port, server.pid
 
 
 @dataclass
@@ -439,7 +453,8 @@ def bench_backend(procs: Processes, args, backend: Backend, folder: Path, genera
     fixtures_file = write_fixtures(folder, fixtures)
     print(f"[{backend.name}] prepared {len(fixtures)} {PLAN} workspaces in {time.monotonic() - started:.1f} s; "
           f"{args.connections} connections, {args.runs} runs of {args.seconds:g} s, load from {generator}", flush=True)
-    ports = {name: start_server(procs, name, backend, folder, data_dir, env) for name in SERVERS}
+    started_servers = {name: start_server(procs, name, backend, folder, data_dir, env) for name in SERVERS}
+    ports = {name: port for name, (port, _) in started_servers.items()}
     shapes = {name: sample(port, fixtures[0]) for name, port in ports.items()}
     if shapes["fanout"] != shapes["reference"]:
         raise SystemExit(f"the two servers answer in different shapes:\n{shapes}")
@@ -454,10 +469,13 @@ def bench_backend(procs: Processes, args, backend: Backend, folder: Path, genera
                 backend.reset(data_dir)
                 if args.warmup > 0:
                     load.run(procs, ports[name], args.warmup)  # fills caches and pools; not counted
-                result = load.run(procs, ports[name], args.seconds)
+                pid = started_servers[name][1]
+                cpu = cpu_seconds(pid)
+                result = load.run(procs, ports[name], args.seconds).with_cpu(cpu_seconds(pid) - cpu)
                 results[name, mode].append(result)
                 print(f"  [{backend.name}] run {run + 1}  {name:<9} {mode:<6} {result.rate:8.0f} req/s  "
-                      f"p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms", flush=True)
+                      f"p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms  CPU {result.cpu_us:6.0f} us/req",
+                      flush=True)
     return Measured(backend.name, results)
 
 
@@ -530,21 +548,26 @@ def _median(values: list[float]) -> float:
 
 
 def report(m: Measured) -> None:
-    """A table per backend: each run's req/s, their median, the median p50 and p99; then
-    Fanout/reference for each run, with the minimum and median of those ratios."""
+    """A table per backend: each run's req/s, their median and minimum, the median p50, p99
+    and CPU per request; then Fanout/reference for each run, with the median and minimum
+    of those ratios, and the reference's CPU per request over Fanout's."""
     runs = len(next(iter(m.results.values())))
     heads = " ".join(f"{f'run {i + 1}':>8}" for i in range(runs))
     print()
-    print(f"{m.backend:<20} {'server':<10} {heads} {'median':>8} {'min':>8} {'p50 ms':>8} {'p99 ms':>8}")
+    print(f"{m.backend:<20} {'server':<10} {heads} {'median':>8} {'min':>8} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'CPU us':>8}")
     for mode, label in ENDPOINTS:
         for name in SERVERS:
             rs = m.results[name, mode]
             rates = " ".join(f"{r.rate:8.0f}" for r in rs)
             print(f"{label:<20} {name:<10} {rates} {_median([r.rate for r in rs]):8.0f} {min(r.rate for r in rs):8.0f} "
-                  f"{_median([r.p50_ms for r in rs]):8.1f} {_median([r.p99_ms for r in rs]):8.1f}")
-        ratios = [f.rate / r.rate if r.rate else 0.0 for f, r in zip(m.results["fanout", mode], m.results["reference", mode])]
+                  f"{_median([r.p50_ms for r in rs]):8.1f} {_median([r.p99_ms for r in rs]):8.1f} "
+                  f"{_median([r.cpu_us for r in rs]):8.0f}")
+        fanout, reference = m.results["fanout", mode], m.results["reference", mode]
+        ratios = [f.rate / r.rate if r.rate else 0.0 for f, r in zip(fanout, reference)]
+        cpu = _median([r.cpu_us for r in reference]) / _median([f.cpu_us for f in fanout]) if fanout[0].cpu_us else 0.0
         print(f"{label:<20} {'fanout/ref':<10} {' '.join(f'{x:8.2f}' for x in ratios)} {_median(ratios):8.2f} "
-              f"{min(ratios):8.2f}")
+              f"{min(ratios):8.2f} {'':>8} {'':>8} {cpu:8.2f}")
 
 
 if __name__ == "__main__":

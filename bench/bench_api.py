@@ -122,6 +122,8 @@ def _check_postgresql(url: str) -> None:
 def prepare(env: dict, workspaces: int) -> list[Fixture]:
     """Migrate, then make the workspaces, keys, accounts and posts with Fanout's own code."""
     saved = dict(os.environ)
+    for name in [name for name in os.environ if name.startswith("FANOUT_")]:
+        del os.environ[name]  # only what `env` sets: a backend's URLs stay out of another's
     os.environ.update(env)
     try:
         from fanout.boot import boot

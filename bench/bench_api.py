@@ -158,12 +158,12 @@ def prepare(env: dict, workspaces: int) -> list[Fixture]:
         os.environ.update(saved)
 
 
-def server_env(data_dir: Path, backend: "Backend") -> dict:
+def server_env(data_dir: Path, backend: "Backend | None" = None) -> dict:
     """This process's environment for a server on `data_dir`, without the caller's FANOUT_
     settings (each server gets only what the bench sets)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
     env["FANOUT_DATA_DIR"] = str(data_dir)
-    if backend.database_url:
+    if backend is not None and backend.database_url:
         env["FANOUT_DATABASE_URL"], env["FANOUT_QUEUE_URL"] = backend.database_url, backend.queue_url
     return env
 

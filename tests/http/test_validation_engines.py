@@ -16,10 +16,10 @@ from fanout.http.validation import CheckedTwice
 
 VALUES = [
     None, True, False, 0, 1, -1, 2**63 - 1, 1.0, 1.5, -0.5, "", " ", "x", "a" * 10_001, "\n", "line\n",
-    "https://cdn.example.com/a.jpg", "https://cdn.example.com/a.jpg\n", "http://127.0.0.1/a.jpg",
+    "https://cdn.invalid/a.jpg", "https://cdn.invalid/a.jpg\n", "http://127.0.0.1/a.jpg",
     "2026-11-26T10:00:00Z", "2026-11-26", "post_01M8BJS8NYMCE47NWA5NWR5751", "x", "instagram", "threads",
     "tiktok", "bluesky", "linkedin", "Bearer x", "\u00e9", "\u202e", [], [1], ["x"], ["x", "x"], ["x", "y"],
-    [None], {}, {"x": 1}, {"url": "https://cdn.example.com/a.jpg", "type": "image"},
+    [None], {}, {"x": 1}, {"url": "https://cdn.invalid/a.jpg", "type": "image"},
 ]
 
 

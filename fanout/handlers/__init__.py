@@ -128,7 +128,13 @@ class HeldConnection:
 
     def _take(self) -> None:
         context = db.connection_context()
-        context.__enter__()
+        try:
+            context.__enter__()
+        except Exception:
+            # No connection now (the database went away): the request goes on without one
+            # held, and whatever needs the database fails where it handles that (/readyz
+            # reports it, /healthz never asks).
+            return
         self._held = (db.obj, context)
         if self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self.idle, self._check)

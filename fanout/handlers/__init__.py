@@ -15,6 +15,7 @@ from starlette.responses import Response
 from .. import runtime
 from ..ids import is_id
 from ..models import db
+from ..models.db import is_sqlite
 from ..problems import NotFound
 
 
@@ -127,6 +128,8 @@ class HeldConnection:
             self._last = time.monotonic()
 
     def _take(self) -> None:
+        if not is_sqlite():
+            return  # only a local file is opened on the loop: a server could stall it
         context = db.connection_context()
         try:
             context.__enter__()

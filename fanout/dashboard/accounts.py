@@ -16,6 +16,7 @@ from ..models import caps
 from ..plans import get_plan
 from ..platforms.setup import live_setup
 from ..problems import InvalidRequest, NotFound, Problem
+from .render import HEADERS
 from .web import Alert, Visit, page, see_other
 
 PAGE = "/dashboard/accounts"
@@ -63,7 +64,7 @@ def connect(visit: Visit) -> Response:
                                  back=f"{visit.rt.settings.base_url}{PAGE}")
     except Problem as e:
         return _page(visit, e.status, error=e)
-    return RedirectResponse(url, status_code=303)
+    return RedirectResponse(url, status_code=303, headers=HEADERS)
 
 
 def _own_account(visit: Visit):

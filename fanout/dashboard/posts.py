@@ -52,7 +52,7 @@ def posts(visit: Visit) -> Response:
     targets = targets_of([p.id for p in rows])
     next_cursor = cursors.next_cursor(visit.rt.keyring, visit.workspace_id, rows, has_more)
     return visit.page("posts.html", "posts", posts=[post_summary(p, targets[p.id]) for p in rows],
-                      statuses=statuses, platforms=platforms, status=status, platform=platform,
+                      statuses=statuses, platforms=platforms, chosen_status=status, chosen_platform=platform,
                       paged=cursor is not None, next_cursor=next_cursor)
 
 

@@ -31,7 +31,7 @@ from ..ids import is_id
 from ..models import db
 from ..models.dashboard import DashboardSession, csrf_matches, csrf_token, session_of
 from ..problems import NotFound, Problem
-from .render import html
+from .render import HEADERS, html
 
 COOKIE = "fanout_dashboard"
 COOKIE_PATH = "/dashboard"
@@ -138,7 +138,7 @@ class Visit:
 def see_other(path: str, **query) -> RedirectResponse:
     """303 to a page of the dashboard, with `query` (values that are None left out)."""
     params = {k: v for k, v in query.items() if v is not None}
-    return RedirectResponse(f"{path}?{urlencode(params)}" if params else path, status_code=303)
+    return RedirectResponse(f"{path}?{urlencode(params)}" if params else path, status_code=303, headers=HEADERS)
 
 
 def to_sign_in(stale_cookie: bool) -> RedirectResponse:

@@ -105,10 +105,11 @@ def delete(visit: Visit) -> Response:
 @page
 def act(visit: Visit) -> Response:
     """One of `ACTIONS` on one registration of this workspace."""
+    webhook_id = _own(visit).id
     action = ACTIONS.get(visit.request.path_params["action"])
     if action is None:
         raise NotFound("no such action on a webhook")
-    return action.run(visit, _own(visit).id)
+    return action.run(visit, webhook_id)
 
 
 ROUTES = [

@@ -54,13 +54,7 @@ def when(value) -> Markup:
     return Markup(f'<time datetime="{machine}">{value:%Y-%m-%d %H:%M} UTC</time>')
 
 
-def sentence(message: str) -> str:
-    """An API error message as a sentence: its first letter capitalised."""
-    return message[:1].upper() + message[1:] if message else message
-
-
 _env.globals["when"] = when
-_env.filters["sentence"] = sentence
 
 
 def html(template: str, status: int = 200, headers: dict | None = None, **context) -> HTMLResponse:

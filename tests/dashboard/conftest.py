@@ -2,6 +2,7 @@
 `dashboard` (the `client` signed in to `workspace`), and the vocabulary to use them."""
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import urlsplit
 
@@ -48,7 +49,7 @@ def alert(page) -> str:
     """The text of a page's refusal (role=alert), tags removed and spaces collapsed."""
     found = re.search(r'role="alert">(.*?)</div>', page.text, re.S)
     assert found, f"no alert on the page: {page.text[:2000]}"
-    return " ".join(re.sub(r"<[^>]+>", " ", found.group(1)).split())
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
 
 
 @pytest.fixture

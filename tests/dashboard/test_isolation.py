@@ -134,7 +134,7 @@ def test_another_workspaces_ids_are_not_found_on_every_page_and_nothing_changes(
     answer = dashboard.request(method, filled(path, others), data=data, follow_redirects=False)
     assert answer.status_code == 404, answer.text
     assert "<h1>Not found</h1>" in answer.text
-    assert f"No such {WHAT[prefix_of(path)]} in this workspace" in answer.text
+    assert f"no such {WHAT[prefix_of(path)]} in this workspace" in answer.text
     assert counts() == before
     for kind in ("key", "acc", "post", "wh"):
         assert others[kind] not in answer.text

@@ -251,6 +251,7 @@ def busy(live, rt, clock, studio, httpserver, resolver):
 
         key_id = ApiKey.get(ApiKey.workspace == studio.id).id
     return {"post": f"/dashboard/posts/{posts[0]}", "failed": f"/dashboard/posts/{posts[1]}",
+            "with_media": f"/dashboard/posts/{posts[2]}",
             "account": accounts[0]["id"], "key": key_id, "webhook": hook}
 
 
@@ -270,6 +271,8 @@ def unlabelled_controls(page) -> list[str]:
 
 
 def test_every_page_has_one_heading_labelled_controls_and_fits_375_px(page, live, rt, studio, busy, shots):
+    page.goto(f"{live}/dashboard/sign-in")
+    shoot(page, shots, "sign-in")
     page.goto(live + make_link(rt, studio.id))
     shoot(page, shots, "sign-in-confirm")
     page.get_by_role("button", name="Sign in").click()
@@ -287,17 +290,17 @@ def test_every_page_has_one_heading_labelled_controls_and_fits_375_px(page, live
         shoot(page, shots, name)
     # The pages around the dashboard share its look.
     for name, path in (("connect-done", "/connect/done?platform=x&status=connected"),
-                       ("connect-refused", "/connect/done?platform=threads&error=access_denied"),
-                       ("sign-in", "/dashboard/sign-in")):
+                       ("connect-refused", "/connect/done?platform=threads&error=access_denied")):
         page.goto(live + path)
         expect(page.locator("h1")).to_have_count(1)
         shoot(page, shots, name)
     page.route("https://cdn.example.com/**", lambda route: route.fulfill(
         status=200, content_type="image/jpeg", body=photo(1080, 720)))
-    page.goto(live + busy["post"])
-    permalink = page.get_by_role("link", name=re.compile(r"sandbox.threads.tgt_")).first.get_attribute("href")
+    page.goto(live + busy["with_media"])
+    permalink = page.get_by_role("link", name=re.compile(r"sandbox.threads.tgt_")).get_attribute("href")
     page.goto(permalink)
     expect(page.locator("h1")).to_have_text("Sandbox Threads post")
+    page.wait_for_function("document.querySelector('img').complete")
     shoot(page, shots, "sandbox-post")
     assert len(list(shots.glob("*.png"))) == 2 * (len(PAGES) + 5)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from http.cookies import SimpleCookie
 
 import pytest
@@ -149,3 +150,16 @@ def test_housekeeping_deletes_links_and_sessions_past_their_lifetimes(dashboard,
     assert purge_dashboard_sign_ins() == 1
     with db.connection_context():
         assert DashboardSession.select().count() == 0
+
+
+def test_the_readmes_sign_in_block_prints_what_it_says(cli, workspace):
+    from ..test_quickstart import README, matches, section
+
+    [block] = re.findall(r"^```sh\n(.*?)^```$", section(README.read_text(), "The dashboard"),
+                         flags=re.S | re.M)
+    command = [line for line in block.splitlines() if line and not line.startswith("#")]
+    expected = [line.removeprefix("# → ") for line in block.splitlines() if line.startswith("# → ")]
+    assert command == ["fanout dashboard-link ws_..."]
+    cli.env["FANOUT_BASE_URL"] = "http://127.0.0.1:8000"
+    printed = cli("dashboard-link", workspace.id).stdout.splitlines()
+    assert len(printed) == len(expected) and all(matches(e, line) for e, line in zip(expected, printed)), printed

@@ -9,7 +9,8 @@ A page is a plain function of a `Visit` (the signed-in request), decorated with 
 - the function runs with a database connection, where `on_the_stores` puts API handlers
   (on the event loop for the embedded default), or always in the thread pool when it
   waits on the network (`page(network=True)`: a webhook URL's host is resolved);
-- a Problem it raises is shown as the API would word it, with its status.
+- a Problem it raises is shown as the API would word it, with its status; anything else
+  is a 500 page naming the request id, and its traceback goes to the log.
 
 Every page reads and changes its own workspace's rows only: ids come from the path or the
 form and are looked up together with the session's workspace, so another workspace's id is
@@ -18,6 +19,7 @@ form and are looked up together with the session's workspace, so another workspa
 from __future__ import annotations
 
 import functools
+import logging
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode
 
@@ -27,11 +29,14 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import runtime
 from ..handlers import on_the_stores
+from ..http.requestlog import request_id_of
 from ..ids import is_id
 from ..models import db
 from ..models.dashboard import DashboardSession, csrf_matches, csrf_token, session_of
 from ..problems import NotFound, Problem
 from .render import HEADERS, html
+
+log = logging.getLogger(__name__)
 
 COOKIE = "fanout_dashboard"
 COOKIE_PATH = "/dashboard"
@@ -197,6 +202,14 @@ def page(function=None, *, network: bool = False):
                     return function(visit)
                 except Problem as e:
                     return visit.refusal(e.status, REFUSALS.get(e.status, "This cannot be done"), e.message, e.code)
+                except Exception:
+                    # Our fault: the page says so and names the request, the log has the traceback.
+                    request_id = request_id_of(request.scope)
+                    log.exception("unhandled error in %s %s [request_id=%s]", request.method, request.url.path,
+                                  request_id)
+                    return visit.refusal(500, "Something went wrong",
+                                         f"An unexpected error occurred; quote request id {request_id} when reporting it.",
+                                         "internal_error")
 
         if network:
             return await run_in_threadpool(run)

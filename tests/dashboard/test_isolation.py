@@ -177,3 +177,17 @@ def test_a_session_of_one_workspace_lists_nothing_of_another(dashboard, others, 
 def test_signing_in_to_one_workspace_reaches_that_ones_pages_only(client, rt, others, other_workspace):
     sign_in(client, rt, other_workspace.id)
     assert client.get(f"/dashboard/posts/{others['post']}").status_code == 200
+
+
+def test_a_page_that_fails_unexpectedly_says_so_with_the_request_id_and_logs_it(dashboard, monkeypatch, caplog):
+    from fanout.dashboard import overview
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(overview, "list_posts", broken)
+    page = dashboard.get("/dashboard")
+    request_id = page.headers["x-request-id"]
+    assert page.status_code == 500 and "<h1>Something went wrong</h1>" in page.text
+    assert f"quote request id {request_id}" in page.text and "a bug" not in page.text
+    assert any(request_id in r.getMessage() and r.exc_info for r in caplog.records)

@@ -288,6 +288,16 @@ def test_every_page_has_one_heading_labelled_controls_and_fits_375_px(page, live
         assert overflow <= 0, f"{path} is wider than 375 px by {overflow} px"
         page.set_viewport_size({"width": 1280, "height": 900})
         shoot(page, shots, name)
+    # What a form answers: a secret shown once, a refusal.
+    page.goto(f"{live}/dashboard/webhooks")
+    page.get_by_label("URL").fill("http://127.0.0.1:9/second")
+    page.get_by_role("button", name="Register").click()
+    expect(page.get_by_label("Signing secret")).to_be_visible()
+    shoot(page, shots, "webhooks-created")
+    page.goto(f"{live}/dashboard/keys")
+    page.get_by_role("button", name="Create key").click()
+    expect(page.get_by_role("alert")).to_contain_text("plan_limit_exceeded")
+    shoot(page, shots, "keys-refused")
     # The pages around the dashboard share its look.
     for name, path in (("connect-done", "/connect/done?platform=x&status=connected"),
                        ("connect-refused", "/connect/done?platform=threads&error=access_denied")):
@@ -302,7 +312,7 @@ def test_every_page_has_one_heading_labelled_controls_and_fits_375_px(page, live
     expect(page.locator("h1")).to_have_text("Sandbox Threads post")
     page.wait_for_function("document.querySelector('img').complete")
     shoot(page, shots, "sandbox-post")
-    assert len(list(shots.glob("*.png"))) == 2 * (len(PAGES) + 5)
+    assert len(list(shots.glob("*.png"))) == 2 * (len(PAGES) + 7)
 
 
 def test_a_key_is_made_with_the_keyboard_alone(page, live, rt, studio):

@@ -42,7 +42,7 @@ def create(visit: Visit) -> Response:
     return _page(visit, 201, created=key, key_string=key_string)
 
 
-def _own_active_key(visit: Visit):
+def _own_key(visit: Visit):
     key_id = visit.path_id("id", "key", "API key")
     key = next((k for k in list_keys(visit.workspace_id) if k.id == key_id), None)
     if key is None:
@@ -52,7 +52,7 @@ def _own_active_key(visit: Visit):
 
 @page
 def confirm_revoke(visit: Visit) -> Response:
-    return visit.page("keys_revoke.html", "keys", key=_own_active_key(visit))
+    return visit.page("keys_revoke.html", "keys", key=_own_key(visit))
 
 
 @page

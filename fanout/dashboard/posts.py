@@ -16,7 +16,7 @@ from starlette.responses import Response
 from ..handlers.posts import upload
 from ..http import cursors
 from ..models.account import list_accounts
-from ..models.post import get_post, list_posts, targets_of
+from ..models.post import IN_FLIGHT, get_post, list_posts, targets_of
 from ..problems import InvalidRequest, Problem
 from ..security.apikeys import random_base62
 from ..views import post_summary, post_view
@@ -26,7 +26,6 @@ from .web import Visit, page, see_other
 
 PAGE_SIZE = 20
 MEDIA_ROWS = 10  # the form's media fields; the API takes more
-IN_FLIGHT = ("pending", "processing")
 IDEMPOTENCY_KEY = re.compile(r"dashboard-[0-9A-Za-z]{32}")
 NOTICES = {"created": "The post was created. Its targets publish in the background; this page follows them."}
 # The mode of a post made from the dashboard is its accounts': the session may post in

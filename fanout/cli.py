@@ -12,7 +12,7 @@ import logging
 import os
 import signal
 import sys
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from . import __version__
 from .ops import metrics_dir
@@ -281,7 +281,9 @@ def _key_view(key) -> dict:
         "workspace_id": key.workspace_id,
         "mode": key.mode,
         "prefix": key.prefix,
+        "name": key.name,
         "created_at": isoformat(key.created_at),
+        "last_used_at": isoformat(key.last_used_at),
         "revoked_at": isoformat(key.revoked_at),
     }
 
@@ -322,7 +324,7 @@ def cmd_key_create(args, settings):
 
     rt = _boot(settings)
     with db.connection_context():
-        key, key_string = create_key(rt, args.workspace_id, args.mode)
+        key, key_string = create_key(rt, args.workspace_id, args.mode, name=args.name)
     value = {
         "id": key.id,
         "key": key_string,
@@ -354,6 +356,29 @@ def cmd_key_revoke(args, settings):
     with db.connection_context():
         key = revoke_key(rt, args.key_id)
     return _key_view(key), f"revoked {key.id}"
+
+
+def cmd_dashboard_link(args, settings):
+    from .models import db
+    from .models.dashboard import new_link
+
+    rt = _boot(settings)
+    with db.connection_context():
+        token, expires_at = new_link(rt, args.workspace_id)
+    url = f"{settings.base_url}/dashboard/sign-in?{urlencode({'token': token})}"
+    value = {"url": url, "workspace_id": args.workspace_id, "expires_at": isoformat(expires_at)}
+    return value, f"{url}\nOpen it in a browser before {isoformat(expires_at)} (15 minutes); it signs in once."
+
+
+def cmd_dashboard_revoke(args, settings):
+    from .models import db
+    from .models.dashboard import revoke
+
+    _boot(settings)
+    with db.connection_context():
+        sessions, links = revoke(args.workspace_id)
+    value = {"workspace_id": args.workspace_id, "sessions_ended": sessions, "links_voided": links}
+    return value, f"ended {sessions} dashboard session(s) and voided {links} unused sign-in link(s) of {args.workspace_id}"
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -444,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(keys, "create", parents=[common], help="create a key (printed once)")
     p.add_argument("workspace_id", help="ws_...")
     p.add_argument("--mode", choices=["live", "sandbox"], required=True, help="live keys publish; sandbox keys never call a platform")
+    p.add_argument("--name", help="what uses the key, shown in the dashboard's key list")
     p.set_defaults(fn=cmd_key_create)
     p = command(keys, "list", parents=[common], help="list a workspace's keys (never the key strings)")
     p.add_argument("workspace_id", help="ws_...")
@@ -451,6 +477,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(keys, "revoke", parents=[common], help="revoke a key; refused from the next request on")
     p.add_argument("key_id", help="key_...")
     p.set_defaults(fn=cmd_key_revoke)
+
+    p = command(sub, "dashboard-link", parents=[common],
+                help="print a sign-in link to a workspace's dashboard (one use, 15 minutes)")
+    p.add_argument("workspace_id", help="ws_...")
+    p.set_defaults(fn=cmd_dashboard_link)
+    p = command(sub, "dashboard-revoke", parents=[common],
+                help="end every dashboard session of a workspace and void its unused sign-in links")
+    p.add_argument("workspace_id", help="ws_...")
+    p.set_defaults(fn=cmd_dashboard_revoke)
     return parser
 
 

@@ -73,6 +73,13 @@ class Throttle:
                 log.warning("rate limit store reachable again; limiting resumed")
         return decision
 
+    def count(self, workspace_id: str) -> int | None:
+        """The workspace's requests in the last minute, counting none; None while the store is down."""
+        try:
+            return self.limiter.count(workspace_id)
+        except LimiterUnavailable:
+            return None
+
     def problem(self) -> str | None:
         """Why the store cannot count requests now, or None; asks the store (for /readyz)."""
         try:

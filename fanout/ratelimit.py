@@ -74,6 +74,10 @@ class Store(Protocol):
         """
         ...
 
+    def count(self, key: str, now: float, window: float) -> int:
+        """The admitted hits of `key` in the window ending at `now`, recording nothing."""
+        ...
+
     def ping(self) -> None:
         """Raise LimiterUnavailable unless the store answers now (for /readyz)."""
         ...
@@ -240,6 +244,17 @@ class SqliteStore:
         frees = (kept - limit) * _DIGITS  # the limit-th newest: refused, so it is in the window
         return False, kept - gone, int(stamps[frees:frees + _DIGITS]) / 1000
 
+    def count(self, key: str, now: float, window: float) -> int:
+        cutoff = _stamp(_ms(now) - _ms(window))
+        try:
+            rows = self._connection().execute("SELECT stamps FROM ratelimit_log WHERE key = ?", (key,)).fetchall()
+        except sqlite3.Error as e:
+            raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
+        if not rows:
+            return 0
+        stamps = rows[0][0]
+        return sum(1 for i in range(len(stamps) // _DIGITS) if stamps[i * _DIGITS:(i + 1) * _DIGITS] > cutoff)
+
     def ping(self) -> None:
         # A connection of its own, closed at once: the per-thread ones live as long as their
         # thread, and each readiness check runs on a new one.
@@ -314,6 +329,14 @@ class RedisStore:
             raise self._unavailable(e) from e
         return bool(admitted), int(count), None if frees is None else int(frees) / 1000
 
+    def count(self, key: str, now: float, window: float) -> int:
+        try:
+            stamps = self._redis.lrange(self.prefix + key, 0, -1)
+        except self._errors as e:
+            raise self._unavailable(e) from e
+        cutoff = _ms(now) - _ms(window)
+        return sum(1 for stamp in stamps if int(stamp) > cutoff)
+
     def ping(self) -> None:
         try:
             self._redis.ping()
@@ -362,6 +385,12 @@ class Limiter:
         # leaves, fewer do.
         wait_ms = _ms(frees) + WINDOW * 1000 - now_ms if frees is not None else 0
         return Decision(False, limit, 0, max(1, _ceil_seconds(wait_ms)))
+
+
+    def would_admit(self, key: str, limit: int) -> bool:
+        """Whether a hit for `key` now would be admitted; records nothing."""
+        now_ms = to_epoch_ms(self.clock())
+        return self.store.count(key, now_ms / 1000, WINDOW) < limit
 
 
 def policy(limit: int) -> str:

@@ -72,7 +72,7 @@ class Metrics:
             ["platform", "status"], registry=r)
         self._publish_seconds = Histogram(
             "fanout_publish_latency_seconds",
-            "Seconds from a post's creation to one of its targets' final status, by platform and status.",
+            "Seconds from when a target was due (its post's creation, or its scheduled time) to its final status, by platform and status.",
             ["platform", "status"], buckets=PUBLISH_BUCKETS, registry=r)
         self._attempts = Counter(
             "fanout_webhook_attempts",
@@ -101,9 +101,9 @@ class Metrics:
     def post_created(self, sandbox: bool) -> None:
         self._posts.labels("sandbox" if sandbox else "live").inc()
 
-    def target_finished(self, platform: str, status: str, since_created: _dt.timedelta) -> None:
+    def target_finished(self, platform: str, status: str, since_due: _dt.timedelta) -> None:
         self._targets.labels(platform, status).inc()
-        self._publish_seconds.labels(platform, status).observe(max(since_created.total_seconds(), 0.0))
+        self._publish_seconds.labels(platform, status).observe(max(since_due.total_seconds(), 0.0))
 
     def webhook_attempt(self, outcome: str, result: str, seconds: float) -> None:
         self._attempts.labels(outcome, result).inc()

@@ -104,11 +104,13 @@ class PostPlatform(BaseModel):
         )
 
 
-def count_in_flight() -> dict[str, int]:
-    """Targets not final yet, by status: {"pending": n, "processing": m}."""
+def count_in_flight(now) -> dict[str, int]:
+    """Targets not final yet and due by `now`, by status: {"pending": n, "processing": m}.
+    A scheduled post's targets count once their time has come: the backlog, not the plans."""
     counts = dict.fromkeys(IN_FLIGHT, 0)
+    due = (Target.status == "processing") | ((Target.status == "pending") & (Target.due_at <= now))
     query = (Target.select(Target.status, fn.COUNT(Target.id).alias("n"))
-             .where(Target.status.in_(IN_FLIGHT)).group_by(Target.status))
+             .where(due).group_by(Target.status))
     for row in query:
         counts[row.status] = row.n
     return counts

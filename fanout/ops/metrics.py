@@ -160,14 +160,14 @@ class DatabaseGauges:
         stale = _dt.timedelta(seconds=self.rt.settings.heartbeat_stale)
         try:
             with db.connection_context():
-                targets = count_in_flight()
+                targets = count_in_flight(now)
                 due = count_due(now)
                 latest = newest()
                 live = live_count(now - stale)
         except Exception as e:
             log.error("metrics: could not read queue depths from the database: %s", e)
             return
-        family = GaugeMetricFamily("fanout_targets", "Targets not final yet, by status, read from the database when scraped.",
+        family = GaugeMetricFamily("fanout_targets", "Targets due and not final yet, by status, read from the database when scraped.",
                                    labels=["status"])
         for status, count in targets.items():
             family.add_metric([status], count)

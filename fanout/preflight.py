@@ -32,10 +32,9 @@ from .models.lifecycle import published_in_workspace, published_since
 from .models.tables.account import Account
 from .models.upload import check_destinations, draft_from_request
 from .models.workspace import Workspace
-from .platforms import REGISTRY
 from .platforms import sandbox as sandbox_platform
 from .platforms.base import Job, Outcome
-from .platforms.rules import caption_problem
+from .platforms.setup import live_setup
 from .target_errors import AUTH, CAPTION, UNKNOWN
 
 
@@ -60,7 +59,7 @@ def preflight(rt, workspace_id: str, body: dict, key_mode: str) -> list[Foreseen
     destination's foreseen failures, in the upload's order."""
     now = rt.now()
     draft = draft_from_request(body, key_mode, now=now, insecure_urls=rt.settings.insecure_urls)
-    destinations = check_destinations(workspace_id, draft)
+    destinations = check_destinations(rt.platforms, workspace_id, draft)
     caps.check_post(Workspace.get_by_id(workspace_id), now)
     content = Content(draft.caption, tuple(draft.media))
     return [Foreseen(account, target_problems(rt, account, content, sandbox=draft.sandbox,
@@ -72,55 +71,54 @@ def target_problems(rt, account: Account, content: Content, *, sandbox: bool,
                     simulate_error: str | None = None) -> list[Outcome]:
     """The failures a target to `account` publishing `content` would meet before its
     platform publishes (empty: none foreseen), in the order they would be met."""
+    platform = rt.platforms[account.platform]
     if sandbox:
-        refusal = sandbox_platform.check(account.platform, content.caption, list(content.media), simulate_error)
+        refusal = sandbox_platform.check(platform.rules, content.caption, list(content.media), simulate_error)
         return [refusal] if refusal is not None else []
-    problem = unconfigured(rt, account.platform)
+    problem = unconfigured(rt, platform)
     if problem is not None:
         return [problem]
     found = []
-    problem = caption_check(account.platform, content.caption)
+    problem = caption_check(platform, content.caption)
     if problem is not None:
         found.append(problem)
-    problem = _token_problem(rt, account)
+    problem = _token_problem(rt, platform, account)
     if problem is not None:
         return [*found, problem]  # the platform cannot be asked with this account any more
-    found += media_problems(rt, account.platform, content.media)
-    foresee = getattr(REGISTRY[account.platform].adapter, "foresee", None)
+    found += media_problems(rt, platform, content.media)
+    foresee = getattr(platform.adapter, "foresee", None)
     if foresee is not None:
         account = Account.get_by_id(account.id)  # its token may have been refreshed just now
-        found += foresee(Foresight(rt, account), _job(rt, account, content))
+        found += foresee(Foresight(rt, platform, account), _job(rt, account, content))
     return found
-
 
 
 # --- the checks the engine makes too -----------------------------------------------------
 
 
-def unconfigured(rt, platform: str) -> Outcome | None:
-    """unknown_platform_error for a platform this server has no app for."""
-    if platform in rt.settings.platform_apps:
+def unconfigured(rt, platform) -> Outcome | None:
+    """unknown_platform_error for a platform (of the runtime's) this server cannot publish to."""
+    if live_setup(rt, platform.name) is not None:
         return None
-    described = REGISTRY[platform]
     return Outcome(error_code=UNKNOWN, error_message=(
-        f"publishing to {described.title} is not configured on this server "
-        f"({described.env_prefix}CLIENT_ID and {described.env_prefix}CLIENT_SECRET)"))
+        f"publishing to {platform.title} is not configured on this server "
+        f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)"))
 
 
-def caption_check(platform: str, caption: str) -> Outcome | None:
+def caption_check(platform, caption: str) -> Outcome | None:
     """caption_too_long past the platform's caps."""
-    problem = caption_problem(platform, caption)
+    problem = platform.rules.caption_problem(caption)
     return Outcome(error_code=CAPTION, error_message=problem) if problem else None
 
 
-def media_problems(rt, platform: str, media) -> Iterator[Outcome]:
+def media_problems(rt, platform, media) -> Iterator[Outcome]:
     """Each media item the platform would refuse once fetched (through the guard, judged by
     its bytes: fanout/outbound/media_fetch.py), in order; lazily, so the engine stops at
     the first."""
     # Imported here: Pillow and mutagen load only in the processes that fetch media.
     from .outbound.media_fetch import MediaProblem, inspect
 
-    limits = REGISTRY[platform].rules.media_limits
+    limits = platform.rules.media_limits
     for index, item in enumerate(media):
         try:
             inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"media[{index}]")
@@ -131,7 +129,7 @@ def media_problems(rt, platform: str, media) -> Iterator[Outcome]:
 # --- what only a preflight does ------------------------------------------------------------
 
 
-def _token_problem(rt, account: Account) -> Outcome | None:
+def _token_problem(rt, platform, account: Account) -> Outcome | None:
     """platform_auth_expired when the account's token needs a refresh now (expired, or its
     refresh due) and the platform refuses it; the refresh is the one a worker would make."""
     from .tasks.tokens import Refresh, refresh_account  # the tasks import this module
@@ -143,9 +141,8 @@ def _token_problem(rt, account: Account) -> Outcome | None:
         return None
     if refresh_account(rt, account.id) is not Refresh.EXPIRED:
         return None
-    title = REGISTRY[account.platform].title
     return Outcome(error_code=AUTH, error_message=(
-        f"the account's token {'has expired' if expired else 'was due for a refresh'} and {title} refused to "
+        f"the account's token {'has expired' if expired else 'was due for a refresh'} and {platform.title} refused to "
         "refresh it; the account is expired now: reconnect it"))
 
 
@@ -154,8 +151,8 @@ class Foresight:
     platform's API and the service's counts, recording nothing. `save` refuses, since a
     preflight creates nothing, and `per_minute` only looks at the window."""
 
-    def __init__(self, rt, account: Account):
-        self.rt, self.account = rt, account
+    def __init__(self, rt, platform, account: Account):
+        self.rt, self.platform, self.account = rt, platform, account
         self.http = rt.platform_http
         self.outbound = rt.media_outbound
         self.settings = rt.settings

@@ -5,7 +5,6 @@ preflight foresees, each held to what the same upload then comes to: the foresee
 the code the target fails with, and an ok preflight is followed by a published target."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import hashlib
 
@@ -63,7 +62,7 @@ def settings(settings, port, threads_server, x_server, instagram_server, tiktok_
         "instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
         "tiktok": (tiktok_server, App("tt-client-key", "tt-client-secret")),
     })
-    return dataclasses.replace(served, tiktok_verified_domains=verified)
+    return served.with_platform("tiktok", verified_domains=verified)
 
 
 @pytest.fixture

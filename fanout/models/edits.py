@@ -56,7 +56,7 @@ def edit_post(rt, workspace_id: str, post_id: str, changes: dict, key_mode: str)
         if "scheduled_at" in changes:
             body["scheduled_at"] = changes["scheduled_at"]
         draft = draft_from_request(body, key_mode, now=now, insecure_urls=rt.settings.insecure_urls)
-        check_destinations(workspace_id, draft)
+        check_destinations(rt.platforms, workspace_id, draft)
         scheduled_at = draft.scheduled_at if "scheduled_at" in changes else post.scheduled_at
         Post.update(caption=draft.caption, media=json.dumps(draft.media), scheduled_at=scheduled_at).where(
             Post.id == post.id).execute()

@@ -14,7 +14,6 @@ import json
 from dataclasses import dataclass
 
 from ..outbound.guard import UnsafeURL, parse_url
-from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from ..times import UTC, isoformat
 from . import caps
@@ -157,19 +156,21 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
     return destinations
 
 
-def check_media(destinations: list[Account], media: list[dict]) -> None:
+def check_media(platforms, destinations: list[Account], media: list[dict]) -> None:
+    """UnsupportedMedia when a destination's platform (of `platforms`, the runtime's) cannot
+    take `media`, as far as the request alone shows."""
     for platform in dict.fromkeys(a.platform for a in destinations):
-        problem = rules.media_problem(platform, media)
+        problem = platforms[platform].rules.media_problem(media)
         if problem:
             raise UnsupportedMedia(problem)
 
 
-def check_destinations(workspace_id: str, draft: Draft) -> list[Account]:
+def check_destinations(platforms, workspace_id: str, draft: Draft) -> list[Account]:
     """The rules of a draft that need the database: its destination accounts, in order
     (AccountNotConnected otherwise), each able to take its media as far as the request
-    shows (UnsupportedMedia otherwise)."""
+    shows (UnsupportedMedia otherwise), by the rules of `platforms` (the runtime's)."""
     destinations = resolve_destinations(workspace_id, draft)
-    check_media(destinations, draft.media)
+    check_media(platforms, destinations, draft.media)
     return destinations
 
 
@@ -197,7 +198,7 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
     due_at = due_time(draft, now)
     with write_transaction():
         workspace = lock_workspace(workspace_id)
-        destinations = check_destinations(workspace_id, draft)
+        destinations = check_destinations(rt.platforms, workspace_id, draft)
         caps.count_post(workspace, now)
         # The rows go in by statements compiled once (every upload writes them), made from
         # the instances answered, without reading them back.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..target_errors import CAPTION, MEDIA
 from .base import Job, Outcome, Result, Step, Wait, failed, published
-from .rules import caption_problem, media_problem
+from .rules import PlatformRules
 
 
 def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
@@ -23,16 +23,16 @@ def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
     return f"sandbox-{n}", f"sandbox_{platform}_{n}"
 
 
-def check(platform: str, caption: str, media: list[dict], simulate_error: str | None) -> Outcome | None:
+def check(rules: PlatformRules, caption: str, media: list[dict], simulate_error: str | None) -> Outcome | None:
     """The failure a sandbox target meets before its (simulated) platform, or None: its
-    simulated error, else its caption or media over the platform's rules. A preflight
+    simulated error, else its caption or media over the platform's `rules`. A preflight
     (fanout/preflight.py) answers the same."""
     if simulate_error:
         return Outcome(error_code=simulate_error, error_message=f"simulated {simulate_error} (sandbox simulate_error)")
-    problem = caption_problem(platform, caption)
+    problem = rules.caption_problem(caption)
     if problem:
         return Outcome(error_code=CAPTION, error_message=problem)
-    problem = media_problem(platform, media)
+    problem = rules.media_problem(media)
     if problem:
         return Outcome(error_code=MEDIA, error_message=problem)
     return None
@@ -43,7 +43,7 @@ def publish(step: Step, job: Job) -> Result:
     platform = job.platform
     latency = step.settings.sandbox_latency
     if "container" not in job.state:
-        refusal = check(platform, job.caption, list(job.media), job.simulate_error)
+        refusal = check(step.platform.rules, job.caption, list(job.media), job.simulate_error)
         if refusal is not None:
             return failed(refusal.error_code, refusal.error_message)
         # Saved before the (simulated) creating call, as a live adapter must; the container

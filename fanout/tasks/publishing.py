@@ -28,7 +28,7 @@ from ..models.lifecycle import (
     save_state, to_wake, waiting,
 )
 from ..models.upload import WAKE_AHEAD
-from ..platforms import REGISTRY, sandbox
+from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
 from ..preflight import caption_check, media_problems, unconfigured
 from ..target_errors import AUTH, UNKNOWN
@@ -55,6 +55,7 @@ class Run:
         self.rt = rt
         self.target = target
         self.workspace_id = workspace_id
+        self.platform = rt.platforms[target.platform]
         self.http = rt.platform_http
         self.outbound = rt.media_outbound  # what adapters fetch media with
         self.settings = rt.settings
@@ -137,9 +138,9 @@ def _unexpected(run: Run, target, state, error: Exception) -> Retry:
     kind = type(error).__name__
     if state.get("_crash") != kind:
         log.error("target %s: unexpected %s in its %s step; retried at most %d times", target.id, kind,
-                  REGISTRY[target.platform].title, MAX_RETRIES, exc_info=error)
+                  run.platform.title, MAX_RETRIES, exc_info=error)
     latest = run.saved if run.saved is not None else state
-    reason = (f"an unexpected error ({kind}) in this server's {REGISTRY[target.platform].title} step; "
+    reason = (f"an unexpected error ({kind}) in this server's {run.platform.title} step; "
               f"its log has the details under target {target.id}")
     return Retry(after=run.now() + _dt.timedelta(seconds=RETRY_BASE), state={**latest, "_crash": kind},
                  reason=reason)
@@ -154,12 +155,12 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
         return failed(AUTH, f"the account is {account.status}; reconnect it")
     if post.sandbox:
         return sandbox.publish(run, _job(rt, post, target, account, state, 0))
-    platform = REGISTRY[target.platform]
-    problem = unconfigured(rt, target.platform)
+    platform = run.platform
+    problem = unconfigured(rt, platform)
     if problem is not None:
         return Done(problem)
     if not state:
-        problem = _before_platform(rt, post, target)
+        problem = _before_platform(rt, platform, post)
         if problem is not None:
             return problem
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
@@ -178,16 +179,16 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     return platform.adapter.publish(run, _job(rt, post, target, account, latest, recent))
 
 
-def _before_platform(rt, post, target) -> Done | None:
+def _before_platform(rt, platform, post) -> Done | None:
     """The rules every live target meets before its platform is called: the caption cap,
     and the media as fetched (real type, size, dimensions, duration), unless the adapter
     fetches it itself. A preflight makes the same checks (fanout/preflight.py)."""
-    problem = caption_check(target.platform, post.caption)
+    problem = caption_check(platform, post.caption)
     if problem is not None:
         return Done(problem)
-    if getattr(REGISTRY[target.platform].adapter, "UPLOADS_MEDIA", False):
+    if getattr(platform.adapter, "UPLOADS_MEDIA", False):
         return None  # the adapter fetches each file once, checking it the same way, to upload it
-    problem = next(media_problems(rt, target.platform, post.media_list), None)
+    problem = next(media_problems(rt, platform, post.media_list), None)
     return Done(problem) if problem is not None else None
 
 

@@ -293,10 +293,11 @@ class _Posting(Steps):
     def unverified_pull(self) -> Outcome | None:
         """url_ownership_unverified for the first item TikTok would pull (photos always, a
         video by `pull`, or by `auto` from a verified host) from a host not verified."""
+        ours = self.settings.of("tiktok")
         photos = [item for item in self.job.media if item.get("type") == "image"]
-        pulled = photos or (list(self.job.media) if self.settings.tiktok_upload_method == "pull" else [])
+        pulled = photos or (list(self.job.media) if ours.upload_method == "pull" else [])
         for index, item in enumerate(pulled):
-            if not verified(item["url"], self.settings.tiktok_verified_domains):
+            if not verified(item["url"], ours.verified_domains):
                 host = urlsplit(item["url"]).hostname or item["url"]
                 return Outcome(error_code=UNVERIFIED, error_message=(
                     f"{TITLE} pulls media[{index}] from {host}, which is not a verified domain or URL prefix of this "
@@ -315,8 +316,8 @@ class _Posting(Steps):
         if photos:
             return self.start_photos(photos)
         [video] = self.job.media
-        method = self.settings.tiktok_upload_method
-        if method == "pull" or (method == "auto" and verified(video["url"], self.settings.tiktok_verified_domains)):
+        method = self.settings.of("tiktok").upload_method
+        if method == "pull" or (method == "auto" and verified(video["url"], self.settings.of("tiktok").verified_domains)):
             info = self.inspect(video, 0)
             creator = self.creator_info()
             self.check_duration(info, creator)
@@ -416,7 +417,7 @@ class _Posting(Steps):
 
     def post_info(self, creator: Mapping[str, Any], *, title: bool) -> dict:
         options = [o for o in creator.get("privacy_level_options") or [] if isinstance(o, str)]
-        wanted = self.settings.tiktok_privacy_level
+        wanted = self.settings.of("tiktok").privacy_level
         if wanted is not None and wanted not in options:
             raise Stop(failed(UNKNOWN, f"FANOUT_TIKTOK_PRIVACY_LEVEL is {wanted}, which this creator does not "
                                         f"offer; TikTok offers {', '.join(options) or 'no level'}"))

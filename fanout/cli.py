@@ -7,6 +7,7 @@ exit 1 with a one-line reason.
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
 import logging
 import os
@@ -185,20 +186,22 @@ def cmd_worker(args, settings):
     # theirs to clean, since they serve it.
     metrics_dir.prepare(settings.data_dir, clean=False)
     rt = _boot(settings)
+    from . import tasks
     from .tasks.heartbeat import Heartbeat
     from .tasks.publishing import sweep
     from .tasks.webhooks import threaded_lane
 
     # Webhook attempts run on the lane's threads, so publishing never waits behind them.
     rt.lane = threaded_lane(rt).start()
-    consumer = rt.queue.create_consumer(workers=args.threads, worker_type="thread", periodic=True,
-                                        shutdown_timeout=WORKER_GRACE, max_delay=IDLE_POLL)
+    consumer = tasks.consumer(rt.queue, workers=args.threads, worker_type="thread", periodic=True,
+                              shutdown_timeout=WORKER_GRACE, max_delay=IDLE_POLL)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
     # its lease: the sweeper takes its target back.
     consumer._signal_actions[signal.SIGTERM] = (False, True)
-    # Take back at once what a killed worker left behind, rather than at the next minute.
-    sweep(rt)
+    # Take back at once what a killed worker left behind, rather than at the next minute,
+    # and start what fell due while no worker ran (a scheduled post's time).
+    sweep(rt, stale=_dt.timedelta(0))
     heartbeat = Heartbeat(rt).start()
     log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.threads, rt.lane.slots,
              heartbeat.worker_id)

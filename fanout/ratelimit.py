@@ -389,6 +389,12 @@ class Limiter:
         return self.store.count(key, to_epoch_ms(self.clock()) / 1000, WINDOW)
 
 
+    def would_admit(self, key: str, limit: int) -> bool:
+        """Whether a hit for `key` now would be admitted; records nothing."""
+        now_ms = to_epoch_ms(self.clock())
+        return self.store.count(key, now_ms / 1000, WINDOW) < limit
+
+
 def policy(limit: int) -> str:
     """The `RateLimit-Policy` value: `limit` requests per sliding window."""
     return f'"{POLICY}";q={limit};w={WINDOW}'

@@ -18,12 +18,18 @@ from .event import Event
 _COLUMNS = (Event.id, Event.created_at, Event.body)
 
 
-def page(workspace_id: str, *, limit: int, after: tuple[_dt.datetime, str] | None = None, ascending: bool = False,
-         types: list[str] | None = None, post_id: str | None = None, account_id: str | None = None
-         ) -> tuple[list[Event], bool]:
-    """One page of events and whether more follow: newest first by (created_at, id), or
-    oldest first when `ascending`, from the position `after` (excluded). One index range
-    scan, so a page deep in a long log costs what the first does."""
+def page(workspace_id: str, *, limit: int, **filters) -> tuple[list[Event], bool]:
+    """One page of events and whether more follow (see `page_query`)."""
+    rows = list(page_query(workspace_id, limit=limit, **filters))
+    return rows[:limit], len(rows) > limit
+
+
+def page_query(workspace_id: str, *, limit: int, after: tuple[_dt.datetime, str] | None = None,
+               ascending: bool = False, types: list[str] | None = None, post_id: str | None = None,
+               account_id: str | None = None):
+    """Newest first by (created_at, id), or oldest first when `ascending`, from the position
+    `after` (excluded): one index range scan, so a page deep in a long log costs what the
+    first does. One row more than `limit`, to tell whether more follow."""
     query = Event.select(*_COLUMNS).where(Event.workspace == workspace_id)
     if types:
         query = query.where(Event.type.in_(types))
@@ -35,8 +41,7 @@ def page(workspace_id: str, *, limit: int, after: tuple[_dt.datetime, str] | Non
     if after is not None:
         query = query.where(position > Tuple(*after) if ascending else position < Tuple(*after))
     order = (Event.created_at.asc(), Event.id.asc()) if ascending else (Event.created_at.desc(), Event.id.desc())
-    rows = list(query.order_by(*order).limit(limit + 1))
-    return rows[:limit], len(rows) > limit
+    return query.order_by(*order).limit(limit + 1)
 
 
 def position_of(workspace_id: str, event_id: str) -> tuple[_dt.datetime, str]:

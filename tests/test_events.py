@@ -188,8 +188,10 @@ def test_a_clock_stepping_back_does_not_reorder_the_log(client, auth, rt, clock)
     first = connect_sandbox_account(client, auth, "x")
     clock.advance(minutes=-5)  # another machine's clock, or this one corrected
     second = connect_sandbox_account(client, auth, "threads")
-    newest_first = [e["account"]["id"] for e in listed(client, auth)["data"]]
-    assert newest_first == [second["id"], first["id"]]
+    newest_first = listed(client, auth)["data"]
+    assert [e["account"]["id"] for e in newest_first] == [second["id"], first["id"]]
+    # Each event's timestamp is when the log recorded it: in the log's order, as the log reads.
+    assert [e["timestamp"] for e in newest_first] == ["2026-11-22T10:00:00.001Z", "2026-11-22T10:00:00.000Z"]
 
 
 def test_account_connected_is_logged_for_a_new_account_and_for_a_reconnect(rt, workspace, client, auth, clock):

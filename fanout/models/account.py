@@ -82,7 +82,7 @@ def _connected(rt, account: Account) -> Account:
     """Record `account.connected` for the account as it now is."""
     now = rt.now()
     deliveries = record_event(rt, account.workspace_id, "account.connected",
-                              lambda event_id: views.account_event(event_id, "account.connected", account, now),
+                              lambda event_id, at: views.account_event(event_id, "account.connected", account, at),
                               now, account_id=account.id)
     send_after_commit(rt, deliveries)
     return account
@@ -100,6 +100,6 @@ def disconnect_account(rt, workspace_id: str, account_id: str) -> list[str]:
         now = rt.now()
         deliveries = record_event(
             rt, workspace_id, "account.disconnected",
-            lambda event_id: views.account_event(event_id, "account.disconnected", account, now),
+            lambda event_id, at: views.account_event(event_id, "account.disconnected", account, at),
             now, account_id=account.id)
         return deliveries + fail_pending_targets(rt, account_id, "the account was disconnected; reconnect it")

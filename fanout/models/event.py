@@ -115,15 +115,16 @@ def _log_time(workspace_id: str, now: _dt.datetime) -> _dt.datetime:
     return now
 
 
-def record_event(rt, workspace_id: str, kind: str, payload: Callable[[str], dict], now: _dt.datetime, *,
-                 post: str | None = None, target: str | None = None, account_id: str | None = None) -> list[str]:
+def record_event(rt, workspace_id: str, kind: str, payload: Callable[[str, _dt.datetime], dict], now: _dt.datetime,
+                 *, post: str | None = None, target: str | None = None, account_id: str | None = None) -> list[str]:
     """Write the event and one pending delivery per enabled registration subscribed to
-    `kind`; call inside the transaction that made it happen. Returns the delivery ids, to
-    send after commit."""
+    `kind`; call inside the transaction that made it happen. `payload(event_id, at)` is its
+    body, `at` the time it is recorded at: its `timestamp`, so a log read in order reads
+    timestamps in order. Returns the delivery ids, to send after commit."""
     lock_log(workspace_id)  # taken again is a no-op; callers take it first (see lock_log)
     created_at = _log_time(workspace_id, rt.now())
     event_id = rt.new_id("evt")
-    body = json.dumps(payload(event_id), separators=(",", ":"))
+    body = json.dumps(payload(event_id, created_at), separators=(",", ":"))
     Event.create(id=event_id, workspace=workspace_id, post=post, target=target, account_id=account_id,
                  type=kind, body=body, created_at=created_at)
     registrations = Webhook.select().where((Webhook.workspace == workspace_id) & Webhook.enabled)

@@ -116,7 +116,7 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    return record_event(rt, post.workspace_id, kind, lambda event_id: views.target_event(event_id, kind, target, now),
+    return record_event(rt, post.workspace_id, kind, lambda event_id, at: views.target_event(event_id, kind, target, at),
                         now, post=post.id, target=target.id, account_id=target.account_id)
 
 

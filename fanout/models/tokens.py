@@ -85,7 +85,7 @@ def expire_account(rt, account_id: str, reason: str) -> list[str]:
             return []  # already expired (another worker saw the same refusal) or disconnected
         account = Account.get_by_id(account_id)
         deliveries = record_event(rt, account.workspace_id, "account.expired",
-                                  lambda event_id: views.account_event(event_id, "account.expired", account, now,
+                                  lambda event_id, at: views.account_event(event_id, "account.expired", account, at,
                                                                        reason=reason),
                                   now, account_id=account.id)
     log.warning("account %s (%s, workspace %s) is expired: %s; it publishes nothing until it is connected again",

@@ -173,7 +173,7 @@ def disable_if_failing(rt, webhook_id: str, now: _dt.datetime) -> bool:
         fail_pending(webhook.id)
         disabled = Webhook.get_by_id(webhook.id)
         deliveries = record_event(rt, disabled.workspace_id, "webhook.disabled",
-                                  lambda event_id: views.registration_event(event_id, "webhook.disabled", disabled, now),
+                                  lambda event_id, at: views.registration_event(event_id, "webhook.disabled", disabled, at),
                                   now)
         send_after_commit(rt, deliveries)
     return True

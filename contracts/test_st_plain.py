@@ -64,6 +64,8 @@ DATA_RULES = {
     ("POST /v1/upload", 422, "unsupported_media_for_platform", ""),
     ("GET /v1/posts", 400, "validation_error", "cursor"),
     ("GET /v1/webhooks/{id}/deliveries", 400, "validation_error", "cursor"),
+    ("GET /v1/events", 400, "validation_error", "cursor"),
+    ("GET /v1/events", 400, "validation_error", "after names no event"),
 }
 
 

@@ -14,13 +14,14 @@ def list_events(token_info, limit=20, cursor=None, type=None, post_id=None, acco
     workspace_id = token_info["workspace_id"]
     if cursor is not None:
         # The cursor continues the walk it came from, newest or oldest first.
-        *position, ascending = cursors.walk(rt.keyring, workspace_id, cursor)
+        created_at, event_id, ascending = cursors.walk(rt.keyring, workspace_id, cursor)
+        position = (created_at, event_id)
     elif after is not None:
         position, ascending = event_log.position_of(workspace_id, after), True
     else:
         position, ascending = None, False
-    rows, has_more = event_log.page(workspace_id, limit=limit, after=tuple(position) if position else None,
-                                    ascending=ascending, types=type, post_id=post_id, account_id=account_id)
+    rows, has_more = event_log.page(workspace_id, limit=limit, after=position, ascending=ascending,
+                                    types=type, post_id=post_id, account_id=account_id)
     next_cursor = cursors.next_cursor(rt.keyring, workspace_id, rows, has_more, ascending=ascending)
     return page_view([event_view(e) for e in rows], next_cursor, has_more), 200
 

@@ -10,6 +10,7 @@ def up(migrator, db):
         migrator.add_index('event', ('workspace_id', 'created_at', 'id'), False),
         migrator.add_index('event', ('workspace_id', 'type', 'created_at', 'id'), False),
         migrator.add_index('event', ('workspace_id', 'account_id', 'created_at', 'id'), False),
+        migrator.add_index('event', ('post_id', 'created_at', 'id'), False),
         migrator.add_index('event', ('created_at',), False),
         # A registration may be disabled (by PATCH, or after 5 days of failing deliveries).
         migrator.add_column('webhook', 'enabled', BooleanField(default=True)),
@@ -44,6 +45,7 @@ def down(migrator, db):
         migrator.drop_column('webhook', 'disabled_reason'),
         migrator.drop_column('webhook', 'enabled'),
         migrator.drop_index('event', 'event_created_at'),
+        migrator.drop_index('event', 'event_post_id_created_at_id'),
         migrator.drop_index('event', 'event_workspace_id_account_id_created_at_id'),
         migrator.drop_index('event', 'event_workspace_id_type_created_at_id'),
         migrator.drop_index('event', 'event_workspace_id_created_at_id'),

@@ -43,6 +43,7 @@ class Event(BaseModel):
             (("workspace", "created_at", "id"), False),
             (("workspace", "type", "created_at", "id"), False),
             (("workspace", "account_id", "created_at", "id"), False),
+            (("post", "created_at", "id"), False),  # a post's events, in order
             (("created_at",), False),  # pruning, across workspaces
         )
 

@@ -235,7 +235,8 @@ def cmd_listen(args, settings):
             raise NotStarted(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
         threading.Thread(target=listener.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
         # With --json, stdout holds only deliveries; the banner goes where logs go.
-        print(f"listening on {listener.url} (any path): 204 to deliveries signed with this secret, "
+        signed_with = "this secret" if len(args.secret) == 1 else f"any of these {len(args.secret)} secrets"
+        print(f"listening on {listener.url} (any path): 204 to deliveries signed with {signed_with}, "
               f"401 to bad signatures, 400 to unreadable bodies; Ctrl-C stops",
               file=sys.stderr if args.json else sys.stdout, flush=True)
         received = signal.sigwait(stop_signals)
@@ -449,8 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object a delivery, a line each")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=9000, help="port to listen on, 0 for a free one (the first line names it)")
-    p.add_argument("--secret", type=_webhook_secret, required=True, metavar="whsec_...",
-                   help="the registration's secret, as POST /v1/webhooks returned it")
+    p.add_argument("--secret", type=_webhook_secret, required=True, action="append", metavar="whsec_...",
+                   help="the registration's secret, as POST /v1/webhooks (or rotate-secret) returned it; "
+                        "repeat it during a rotation: a signature made with any of them is valid")
     p.set_defaults(fn=cmd_listen)
 
     p = command(sub, "migrate", parents=[common], help="create or upgrade the database schema")

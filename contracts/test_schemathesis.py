@@ -30,8 +30,8 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
-from fanout.models import MonthlyUsage, Post, db
-from tests.conftest import bearer, connect_sandbox_account, spend
+from fanout.models import Event, IdempotencyRecord, MonthlyUsage, Post, db
+from tests.conftest import ExampleEndpoints, bearer, connect_sandbox_account, spend
 
 SEED = 20261122
 
@@ -40,8 +40,9 @@ SEED = 20261122
 POSITIVE_DEFAULTS = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx"]
 
 # Webhook URLs that pass every rule, host included: both names are public in the
-# `resolver` fixture. Nothing is delivered in-process (no test here runs the queue), and
-# the loopback guard would refuse it.
+# `resolver` fixture. No event is delivered in-process (no test here runs the queue), and
+# the test pings a run sends are answered without a connection (`ExampleEndpoints`): the
+# loopback guard would refuse any.
 PUBLIC_WEBHOOK_URLS = [
     "https://hooks.example.com/fanout",
     "https://dual.example.com/hooks?source=fanout",
@@ -82,6 +83,13 @@ CONFIG = {
             "phases": {"coverage": {"checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}}}},
         },
         {
+            "include-operation-id": "update_webhook",
+            # A new URL is held to the rule of registration: the same URLs as create_webhook's,
+            # and 400 for the coverage phase's own, whose hosts do not resolve.
+            "parameters": {"body.url": {"dictionary": "public-webhook-urls", "probability": 1.0}},
+            "phases": {"coverage": {"checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}}}},
+        },
+        {
             "include-operation-id-regex": "^(create_post|preflight_post|update_post)$",
             # A schema-valid upload (or preflight of one, or change of a post) must still
             # name active accounts of the post's mode in this workspace (422
@@ -101,10 +109,11 @@ CONFIG = {
             "checks": {"not_a_server_error": {"expected-statuses": ["2xx", "3xx", "4xx", "503"]}},
         },
         {
-            "include-operation-id-regex": "^(list_posts|list_deliveries)$",
+            "include-operation-id-regex": "^(list_posts|list_deliveries|list_events)$",
             # `cursor` is opaque: only a next_cursor this service issued to this workspace is
             # valid, and any other string is 400 (openapi.yaml, list_posts). No schema can
-            # name them.
+            # name them, nor the events of this workspace's log an `after` must name
+            # (openapi.yaml, list_events).
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}},
         },
     ],
@@ -118,9 +127,11 @@ def reset_workspace(client, key: str) -> None:
     them and requires the same draws to give the same rule choices, so what one scenario
     leaves behind (webhooks a list would show, an account it disconnected, posts a list
     would show first) must not reach the next. The account gives
-    `list_accounts -> disconnect_account` something to follow. Only a post none of whose
-    targets has started can be cancelled through the API, so posts (and the month's count)
-    are cleared in the database.
+    `list_accounts -> disconnect_account` something to follow. Posts and the events log
+    cannot be emptied through the API, so they (and the month's count) are cleared in the
+    database: the log then starts empty whatever the reset itself connected or disconnected.
+    So are the stored answers of Idempotency-Keys: an upload example sent again would
+    replay the id of a post cleared here, and a link from it would find nothing.
     """
     for webhook in client.get("/v1/webhooks", headers=bearer(key)).json()["data"]:
         assert client.delete(f"/v1/webhooks/{webhook['id']}", headers=bearer(key)).status_code == 204
@@ -132,10 +143,12 @@ def reset_workspace(client, key: str) -> None:
     with db.connection_context():
         Post.delete().execute()
         MonthlyUsage.delete().execute()
+        Event.delete().execute()
+        IdempotencyRecord.delete().execute()
 
 
 @pytest.fixture
-def api_schema(app, client, sandbox_key, clock):
+def api_schema(app, client, sandbox_key, clock, rt):
     """The spec as the app serves it, with the sandbox key as bearer auth.
 
     The test clock moves a second before every generated request: a client sending 60
@@ -143,6 +156,7 @@ def api_schema(app, client, sandbox_key, clock):
     production) lets the run reach the logic behind every operation. Its 429 is held to
     the spec by test_every_operation_documents_its_429 below.
     """
+    rt.outbound = ExampleEndpoints(rt.outbound)  # the test pings of the registrations made
     reset_workspace(client, sandbox_key)
     # Built in code, not discovered: contracts/schemathesis.toml belongs to the CLI run and
     # reads its key from the environment.
@@ -189,7 +203,7 @@ def test_the_examples_phase_runs_every_operation(api_schema):
         if list(generate_example_cases(test=lambda: None, operation=operation, fill_missing=True)):
             exercised.add(operation.label)
     labels = {result.ok().label for result in api_schema.get_all_operations()}
-    assert len(labels) == 18
+    assert len(labels) == 24
     assert exercised == labels
     assert documented == labels - without_input
     assert without_input == {"GET /v1/usage", "GET /v1/webhooks", "GET /healthz", "GET /readyz", "GET /metrics"}

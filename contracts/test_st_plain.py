@@ -69,6 +69,8 @@ DATA_RULES = {
                                  (400, "validation_error", "scheduled_at"))),
     ("GET /v1/posts", 400, "validation_error", "cursor"),
     ("GET /v1/webhooks/{id}/deliveries", 400, "validation_error", "cursor"),
+    ("GET /v1/events", 400, "validation_error", "cursor"),
+    ("GET /v1/events", 400, "validation_error", "after names no event"),
 }
 
 

@@ -75,7 +75,7 @@ class Store(Protocol):
         ...
 
     def count(self, key: str, now: float, window: float) -> int:
-        """The admitted hits of `key` in the window ending at `now`, recording nothing."""
+        """How many admitted hits lie in the window ending at `now`, recording nothing."""
         ...
 
     def ping(self) -> None:
@@ -247,13 +247,11 @@ class SqliteStore:
     def count(self, key: str, now: float, window: float) -> int:
         cutoff = _stamp(_ms(now) - _ms(window))
         try:
-            rows = self._connection().execute("SELECT stamps FROM ratelimit_log WHERE key = ?", (key,)).fetchall()
+            row = self._connection().execute("SELECT stamps FROM ratelimit_log WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as e:
             raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
-        if not rows:
-            return 0
-        stamps = rows[0][0]
-        return sum(1 for i in range(len(stamps) // _DIGITS) if stamps[i * _DIGITS:(i + 1) * _DIGITS] > cutoff)
+        stamps = row[0] if row else ""
+        return sum(stamps[i:i + _DIGITS] > cutoff for i in range(0, len(stamps), _DIGITS))
 
     def ping(self) -> None:
         # A connection of its own, closed at once: the per-thread ones live as long as their
@@ -335,7 +333,7 @@ class RedisStore:
         except self._errors as e:
             raise self._unavailable(e) from e
         cutoff = _ms(now) - _ms(window)
-        return sum(1 for stamp in stamps if int(stamp) > cutoff)
+        return sum(int(stamp) > cutoff for stamp in stamps)
 
     def ping(self) -> None:
         try:
@@ -385,6 +383,10 @@ class Limiter:
         # leaves, fewer do.
         wait_ms = _ms(frees) + WINDOW * 1000 - now_ms if frees is not None else 0
         return Decision(False, limit, 0, max(1, _ceil_seconds(wait_ms)))
+
+    def count(self, key: str) -> int:
+        """The requests `key` was admitted in the last window, counting none (the dashboard shows it)."""
+        return self.store.count(key, to_epoch_ms(self.clock()) / 1000, WINDOW)
 
 
     def would_admit(self, key: str, limit: int) -> bool:

@@ -207,6 +207,20 @@ def test_posts_in_time_work_as_pasted_after_the_quickstart(quickstart):
         assert not unmatched(block.expected, shown), f"not shown: {unmatched(block.expected, shown)}\n{shown}"
 
 
+def test_catching_up_after_downtime_works_as_pasted(quickstart):
+    """After the quickstart: the newest event noted, the receiver stopped (Ctrl-C in shell 3,
+    as the README says), a post published while it is down, then every event after the
+    one noted, read from the events log."""
+    note, catch_up = shell_blocks(section(quickstart.readme, "Catching up after downtime"))
+    assert (note.shell, catch_up.shell) == (2, 2), "the section's blocks changed: update this test"
+    shell = quickstart.shells[2]
+    shell.run(note)
+    shell.show(note.expected)
+    assert quickstart.shells[3].interrupt() == 0, quickstart.shells[3].text()
+    shell.run(catch_up, seconds=120)
+    shell.show(catch_up.expected)
+
+
 def test_live_mode_on_one_machine_works_as_pasted(quickstart):
     """After the quickstart: the emulators in a fourth shell, the server restarted in the
     first with their settings, then in the second a live account on each platform through

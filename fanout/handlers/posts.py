@@ -27,20 +27,27 @@ log = logging.getLogger(__name__)
 
 @api_call
 def create_post(body, token_info):
-    rt = runtime.current()
-    workspace_id = token_info["workspace_id"]
-    draft = draft_from_request(body, token_info["mode"], now=rt.now(), insecure_urls=rt.settings.insecure_urls)
+    answer = upload(runtime.current(), token_info["workspace_id"], token_info["mode"], body,
+                    request.headers.get("idempotency-key"))
+    if answer.replayed:
+        return answer.body, answer.status, {"Idempotent-Replayed": "true"}
+    return answer.body, answer.status
+
+
+def upload(rt, workspace_id: str, key_mode: str, body: dict, idempotency_key: str | None) -> idempotency.Answer:
+    """What `POST /v1/upload` does with a body that passed its schema, for the API and the
+    dashboard's post form alike: the upload's rules, the post, its count and its key's
+    answer in one transaction (or the answer replayed), then its publishers woken."""
+    draft = draft_from_request(body, key_mode, now=rt.now(), insecure_urls=rt.settings.insecure_urls)
 
     def create() -> tuple[int, dict]:
         return 201, post_view(*_create_post(rt, workspace_id, draft))
 
-    key = request.headers.get("idempotency-key")
-    answer = idempotency.once(workspace_id, key, UPLOAD_PATH, body, rt.now(), create)
-    if answer.replayed:
-        return answer.body, answer.status, {"Idempotent-Replayed": "true"}
-    rt.metrics.post_created(draft.sandbox)
-    _wake_publishers(rt, answer.body)
-    return answer.body, answer.status
+    answer = idempotency.once(workspace_id, idempotency_key, UPLOAD_PATH, body, rt.now(), create)
+    if not answer.replayed:
+        rt.metrics.post_created(draft.sandbox)
+        _wake_publishers(rt, answer.body)
+    return answer
 
 
 def _wake_publishers(rt, post: dict) -> None:

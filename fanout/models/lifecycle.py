@@ -19,7 +19,7 @@ from ..platforms.base import Outcome
 from .. import views
 from ..target_errors import AUTH
 from .db import db, locked, write_transaction
-from .event import record_event
+from .event import lock_log_of_post, record_event
 from .post import Post, Target, derive_status
 
 FINAL = ("published", "failed")
@@ -114,6 +114,7 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
     if from_status == "processing":
         condition &= Target.attempts == target.attempts
     with write_transaction():
+        lock_log_of_post(target.post_id)  # first: this transaction records the target's event
         if not Target.update(**changes).where(condition).execute():
             return []
         resolved = Target.get_by_id(target.id)
@@ -127,8 +128,8 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    return record_event(rt, post.workspace_id, kind, lambda event_id: views.target_event(event_id, kind, target, now),
-                        now, post=post.id, target=target.id)
+    return record_event(rt, post.workspace_id, kind, lambda event_id, at: views.target_event(event_id, kind, target, at),
+                        now, post=post.id, target=target.id, account_id=target.account_id)
 
 
 

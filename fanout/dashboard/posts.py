@@ -20,7 +20,7 @@ from ..models.post import IN_FLIGHT, get_post, list_posts, targets_of
 from ..problems import InvalidRequest, Problem
 from ..security.apikeys import random_base62
 from ..views import post_summary, post_view
-from . import reads
+from .events import post_events
 from .contract import contract
 from .web import Visit, page, see_other
 
@@ -118,8 +118,9 @@ def post(visit: Visit) -> Response:
     post_id = visit.path_id("id", "post", "post")
     view = post_view(*get_post(visit.workspace_id, post_id))
     usernames = {a.id: a.username for a in list_accounts(visit.workspace_id)}
+    events, more_events = post_events(visit.workspace_id, post_id)
     return visit.page("post.html", "posts", post=view, usernames=usernames,
-                      events=reads.post_events(visit.workspace_id, post_id),
+                      events=events, more_events=more_events,
                       following=view["status"] in IN_FLIGHT, notice=NOTICES.get(visit.query("done") or ""))
 
 

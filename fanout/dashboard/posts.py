@@ -22,6 +22,7 @@ from ..models.edits import cancel_post
 from ..models.post import IN_FLIGHT, get_post, list_posts, targets_of
 from ..problems import InvalidRequest, Problem
 from ..security.apikeys import random_base62
+from ..times import isoformat
 from ..views import post_summary, post_view
 from .events import post_events
 from .contract import contract
@@ -126,6 +127,11 @@ def create(visit: Visit) -> Response:
     return see_other(f"/dashboard/posts/{answer.body['id']}", done="scheduled" if scheduled else "created")
 
 
+def _waiting(visit: Visit, view: dict) -> bool:
+    """Whether the post waits for its scheduled time (its page does not follow it meanwhile)."""
+    return view["scheduled_at"] is not None and view["scheduled_at"] > isoformat(visit.rt.now())
+
+
 @page
 def post(visit: Visit) -> Response:
     post_id = visit.path_id("id", "post", "post")
@@ -134,7 +140,7 @@ def post(visit: Visit) -> Response:
     events, more_events = post_events(visit.workspace_id, post_id)
     return visit.page("post.html", "posts", post=view, usernames=usernames,
                       events=events, more_events=more_events,
-                      following=view["status"] in IN_FLIGHT, notice=NOTICES.get(visit.query("done") or ""))
+                      following=view["status"] in IN_FLIGHT and not _waiting(visit, view), notice=NOTICES.get(visit.query("done") or ""))
 
 
 @page

@@ -172,7 +172,7 @@ def test_publish_at_schedules_the_post_which_shows_as_scheduled_until_its_time(d
     assert client.get(f"/v1/posts/{post_id}", headers=auth).json()["scheduled_at"] == "2026-11-22T10:04:00.000Z"
     page = dashboard.get(created.headers["location"]).text
     assert "The post was scheduled." in page and '<span class="badge scheduled">scheduled</span>' in page
-    assert '<time datetime="2026-11-22T10:04:00Z">' in page
+    assert '<time datetime="2026-11-22T10:04:00Z">' in page and "data-follow" not in page  # nothing to follow yet
     listed = dashboard.get("/dashboard/posts?when=scheduled").text
     assert post_id in listed and '<span class="badge scheduled">scheduled</span>' in listed
     assert post_id not in dashboard.get("/dashboard/posts?when=now").text

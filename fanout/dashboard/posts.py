@@ -24,8 +24,8 @@ from ..problems import InvalidRequest, Problem
 from ..security.apikeys import random_base62
 from ..times import isoformat
 from ..views import post_summary, post_view
-from .events import post_events
 from .contract import contract
+from .events import post_events
 from .web import Visit, page, see_other
 
 PAGE_SIZE = 20

@@ -42,7 +42,7 @@ def others(client, rt, clock, other_workspace) -> dict[str, str]:
     key = make_key(rt, other_workspace.id, "sandbox")
     headers = bearer(key)
     account = connect_sandbox_account(client, headers, "x")
-    post = client.post("/v1/upload", headers=headers, json={"caption": "theirs", "platforms": ["x"]}).json()
+    client.post("/v1/upload", headers=headers, json={"caption": "theirs", "platforms": ["x"]})
     hook = client.post("/v1/webhooks", headers=headers,
                        json={"url": "https://hooks.example.com/theirs", "events": ["account.expired"]}).json()
     rt.lane = type("Held", (), {"submit": lambda self, delivery_id: None})()  # their deliveries wait, unsent

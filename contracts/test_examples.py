@@ -23,7 +23,8 @@ from openapi_schema_validator import OAS30Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
-from fanout.models import db
+from fanout.models import Account, db
+from fanout.models.account import connect_account
 from fanout.models.workspace import create_workspace
 from fanout.tasks.heartbeat import Heartbeat
 from tests.conftest import bearer, connect_sandbox_account, make_key, run_queue, spend
@@ -202,6 +203,14 @@ class World:
         return self.client.request(op.method.upper(), path, params=params, json=body, content=content,
                                    headers=self.auth if headers is None else headers)
 
+    def pending_post(self, headers: dict | None = None, account_id: str | None = None) -> str:
+        """A post to the x account (or `account_id`) due in an hour: it can still be changed."""
+        answer = self.client.post("/v1/upload", headers=headers or self.auth, json={
+            "caption": "later", "account_ids": [account_id or self.ids["accounts"]],
+            "scheduled_at": "2026-12-01T10:00:00Z"})
+        assert answer.status_code == 201, answer.text
+        return answer.json()["id"]
+
     def with_real_ids(self, body):
         body = copy.deepcopy(body)
         if isinstance(body, dict) and "account_ids" in body:
@@ -233,7 +242,12 @@ def world(client, auth, rt, clock, resolver, httpserver) -> World:
     return World(client, auth, ids, rt, clock, {"delivery_id": delivery["id"]})
 
 
+EDITS = ("update_post", "delete_post")  # of a post none of whose targets has started
+
+
 def meet_success(world: World, op: Operation, status: str, settings, free):
+    if op.id in EDITS:
+        return [world.request(op, path_id=world.pending_post())]
     return [world.request(op)] if op.id != "create_post" else [
         world.request(op, body=world.with_real_ids(value)) for _, value in examples_of(op.body())]
 
@@ -273,12 +287,26 @@ def meet_403(world, op, status, settings, free):
         for _ in range(9):  # the world's registration is the first of the 10
             assert world.request(op).status_code == 201
         return [world.request(op)]
-    if op.id == "create_post":
+    if op.id in ("create_post", "preflight_post"):
         return [world.request(op, body={"caption": "hi", "platforms": ["x"], "sandbox": False})]
+    if op.id in EDITS:  # a sandbox key, and a live post
+        workspace_id = _workspace_of(world)
+        with db.connection_context():
+            account = connect_account(world.rt, workspace_id, platform="x", sandbox=False, platform_user_id="1",
+                                      username="someone", access_token="t")
+        live = bearer(make_key(world.rt, workspace_id, "live"))
+        return [world.request(op, path_id=world.pending_post(live, account.id))]
     raise AssertionError(f"no way to meet {op.id} 403")
 
 
+def _workspace_of(world) -> str:
+    with db.connection_context():
+        return Account.get_by_id(world.ids["accounts"]).workspace_id
+
+
 def meet_409(world, op, status, settings, free):
+    if op.id in EDITS:
+        return [world.request(op)]  # the world's post is published
     key = {**world.auth, "Idempotency-Key": "same-key"}
     first = world.request(op, headers=key, body={"caption": "one", "platforms": ["x"]})
     assert first.status_code == 201, first.text
@@ -290,6 +318,9 @@ def meet_422(world, op, status, settings, free):
         with db.connection_context():
             ws = create_workspace(world.rt, "Live", "FREE")
         return [world.request(op, headers=bearer(make_key(world.rt, ws.id, "live")))]
+    if op.id == "update_post":  # five images to x, which takes four
+        five = [{"url": f"https://cdn.example.com/{n}.jpg", "type": "image"} for n in range(5)]
+        return [world.request(op, path_id=world.pending_post(), body={"media": five})]
     return [world.request(op, body={"caption": "hi", "platforms": ["tiktok"]})]
 
 

@@ -136,9 +136,10 @@ def insecure_urls() -> bool:
 
 @pytest.fixture
 def world(client, auth, rt, clock, httpserver):
-    """Sandbox accounts on every platform, a webhook on a loopback receiver, and two posts whose
-    events were delivered to it: every list holds two items or more, so a page of one has a next.
-    The registrations the examples make (`hooks.example.com`) answer their test pings here."""
+    """Sandbox accounts on every platform, a webhook on a loopback receiver, two posts whose
+    events were delivered to it, and a newer one due tomorrow (it can still be changed or
+    cancelled): every list holds two items or more, so a page of one has a next. The
+    registrations the examples make (`hooks.example.com`) answer their test pings here."""
     rt.outbound = ExampleEndpoints(rt.outbound)
     httpserver.expect_request("/hook").respond_with_data("ok")
     accounts = {p: connect_sandbox_account(client, auth, p) for p in ("x", "threads", "instagram", "tiktok")}
@@ -150,7 +151,11 @@ def world(client, auth, rt, clock, httpserver):
         assert post.status_code == 201, post.text
     run_queue(rt, clock)
     delivery = client.get(f"/v1/webhooks/{hook.json()['id']}/deliveries", headers=auth).json()["data"][0]
-    return {"accounts": accounts["x"]["id"], "webhooks": hook.json()["id"], "posts": post.json()["id"],
+    clock.advance(seconds=1)
+    later = client.post("/v1/upload", headers=auth, json={
+        "caption": "tomorrow", "platforms": ["x"], "scheduled_at": "2026-11-23T10:00:00Z"})
+    assert later.status_code == 201, later.text
+    return {"accounts": accounts["x"]["id"], "webhooks": hook.json()["id"], "posts": later.json()["id"],
             "deliveries": delivery["id"], "events": client.get("/v1/events", headers=auth).json()["data"][0]["id"]}
 
 

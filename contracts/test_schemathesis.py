@@ -15,8 +15,8 @@ hand-made headers from generated ones, which gives false `ignored_auth` failures
 (schemathesis#2846).
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
-The one check configured differently is `positive_data_acceptance`, for the three rules
-below that no schema can state, each with its reason; every other rule of a request is in
+The one check configured differently is `positive_data_acceptance`, for the rules below
+that no schema can state, each with its reason; every other rule of a request is in
 openapi.yaml (`oneOf`, `not`, `pattern`), so schema-valid data meets it.
 
 The rate limiter is on, as in production: the generated requests come a second apart on
@@ -48,6 +48,12 @@ PUBLIC_WEBHOOK_URLS = [
     "https://dual.example.com/hooks?source=fanout",
 ]
 
+# Times `scheduled_at` takes within its range on the test clock (2026-11-22, a second more
+# each request): generated times are almost all out of it (400), which would keep most
+# uploads from the rules behind it. (The rest of the time it is generated: null, absent or
+# out of range.)
+SCHEDULED_TIMES = ["2026-11-22T12:00:00Z", "2026-12-24T18:30:00.250+01:00", "2027-06-01T00:00:00-07:00"]
+
 CONFIG = {
     "seed": SEED,
     "generation": {
@@ -62,7 +68,8 @@ CONFIG = {
         "coverage": {"enabled": True},
         "fuzzing": {"enabled": True},
     },
-    "dictionaries": {"public-webhook-urls": {"values": PUBLIC_WEBHOOK_URLS}},
+    "dictionaries": {"public-webhook-urls": {"values": PUBLIC_WEBHOOK_URLS},
+                     "scheduled-times": {"values": SCHEDULED_TIMES}},
     "operations": [
         {
             "include-operation-id": "create_webhook",
@@ -83,12 +90,16 @@ CONFIG = {
             "phases": {"coverage": {"checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}}}},
         },
         {
-            "include-operation-id": "create_post",
-            # A schema-valid upload must still name active accounts of the post's mode in
-            # this workspace (422 account_not_connected) and media each platform takes
-            # (422 unsupported_media_for_platform): rules of the data, not of the request's
-            # shape, so positive data may answer 422.
-            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "422"]}},
+            "include-operation-id-regex": "^(create_post|preflight_post|update_post)$",
+            # A schema-valid upload (or preflight of one, or change of a post) must still
+            # name active accounts of the post's mode in this workspace (422
+            # account_not_connected) and media each platform takes (422
+            # unsupported_media_for_platform): rules of the data, not of the request's
+            # shape, so positive data may answer 422. And its `scheduled_at` must lie
+            # between 60 s ago and 365 days ahead: a rule of the clock, which no schema
+            # can state, so positive data may answer 400 validation_error naming it.
+            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400", "422"]}},
+            "parameters": {"body.scheduled_at": {"dictionary": "scheduled-times", "probability": 0.7}},
         },
         {
             "include-operation-id": "get_readiness",
@@ -192,7 +203,7 @@ def test_the_examples_phase_runs_every_operation(api_schema):
         if list(generate_example_cases(test=lambda: None, operation=operation, fill_missing=True)):
             exercised.add(operation.label)
     labels = {result.ok().label for result in api_schema.get_all_operations()}
-    assert len(labels) == 21
+    assert len(labels) == 24
     assert exercised == labels
     assert documented == labels - without_input
     assert without_input == {"GET /v1/usage", "GET /v1/webhooks", "GET /healthz", "GET /readyz", "GET /metrics"}

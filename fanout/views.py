@@ -48,20 +48,32 @@ def post_view(post, targets: list) -> dict:
         "media": post.media_list,
         "targets": [target_view(t) for t in targets],
         "created_at": isoformat(post.created_at),
-        "scheduled_at": None,
+        "scheduled_at": isoformat(post.scheduled_at),
     }
 
 
 def post_summary(post, targets: list) -> dict:
-    """`PostSummary`, a list entry: id, status, caption, created_at and targets
-    (docs/decisions.md#posts-and-targets)."""
+    """`PostSummary`, a list entry: id, status, caption, created_at, scheduled_at and
+    targets (docs/decisions.md#posts-and-targets)."""
     return {
         "id": post.id,
         "status": post.status,
         "caption": post.caption,
         "created_at": isoformat(post.created_at),
+        "scheduled_at": isoformat(post.scheduled_at),
         "targets": [target_view(t) for t in targets],
     }
+
+
+def preflight_view(foreseen: list) -> dict:
+    """`Preflight`: each destination's foreseen failures (fanout/preflight.py), in order."""
+    targets = [{
+        "platform": item.account.platform,
+        "account_id": item.account.id,
+        "ok": not item.problems,
+        "problems": [{"code": p.error_code, "message": p.error_message} for p in item.problems],
+    } for item in foreseen]
+    return {"ok": all(t["ok"] for t in targets), "targets": targets}
 
 
 def webhook_view(webhook) -> dict:

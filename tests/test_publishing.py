@@ -194,7 +194,7 @@ def test_the_sandbox_page_shows_images_and_plays_videos_each_with_a_link(client,
 def test_the_sandbox_page_loads_media_over_https_only_and_nothing_else(client, auth, accounts, rt, clock):
     page = sandbox_page(client, auth, rt, clock, [IMAGE])
     assert page.headers["content-security-policy"] == (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src https:; media-src https:")
+        "default-src 'none'; style-src 'self'; img-src https:; media-src https:")
     assert page.headers["referrer-policy"] == "no-referrer"
 
 

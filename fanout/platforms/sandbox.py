@@ -11,7 +11,8 @@ engine's machinery (saved state, parking, reconciling after a lost worker):
 from __future__ import annotations
 
 from ..target_errors import CAPTION, MEDIA
-from .base import Job, Result, Step, Wait, failed, published
+from .base import Job, Outcome, Result, Step, Wait, failed, published
+from .rules import PlatformRules
 
 
 def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
@@ -22,19 +23,29 @@ def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
     return f"sandbox-{n}", f"sandbox_{platform}_{n}"
 
 
+def check(rules: PlatformRules, caption: str, media: list[dict], simulate_error: str | None) -> Outcome | None:
+    """The failure a sandbox target meets before its (simulated) platform, or None: its
+    simulated error, else its caption or media over the platform's `rules`. A preflight
+    (fanout/preflight.py) answers the same."""
+    if simulate_error:
+        return Outcome(error_code=simulate_error, error_message=f"simulated {simulate_error} (sandbox simulate_error)")
+    problem = rules.caption_problem(caption)
+    if problem:
+        return Outcome(error_code=CAPTION, error_message=problem)
+    problem = rules.media_problem(media)
+    if problem:
+        return Outcome(error_code=MEDIA, error_message=problem)
+    return None
+
+
 def publish(step: Step, job: Job) -> Result:
     """One step; the same job always comes to the same outcome."""
     platform = job.platform
     latency = step.settings.sandbox_latency
     if "container" not in job.state:
-        if job.simulate_error:
-            return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
-        problem = step.platform.rules.caption_problem(job.caption)
-        if problem:
-            return failed(CAPTION, problem)
-        problem = step.platform.rules.media_problem(list(job.media))
-        if problem:
-            return failed(MEDIA, problem)
+        refusal = check(step.platform.rules, job.caption, list(job.media), job.simulate_error)
+        if refusal is not None:
+            return failed(refusal.error_code, refusal.error_message)
         # Saved before the (simulated) creating call, as a live adapter must; the container
         # id is derived, so a step interrupted here simply creates "it" again.
         container = f"sbx_{job.target_id}"

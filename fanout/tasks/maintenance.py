@@ -9,6 +9,7 @@ from huey import Huey, crontab
 from .. import runtime
 from ..models import db, event_log
 from ..models import idempotency
+from ..models import dashboard
 from ..models.connect_session import purge_expired
 from ..models.webhook import forget_expired_secrets
 
@@ -30,6 +31,15 @@ def purge_idempotency_keys() -> int:
         count = idempotency.purge_expired(runtime.current().now())
     if count:
         log.info("purged %d expired idempotency records", count)
+    return count
+
+
+def purge_dashboard_sign_ins() -> int:
+    """Delete dashboard sign-in links past their 15 minutes and sessions past their 12 hours."""
+    with db.connection_context():
+        count = dashboard.purge_expired(runtime.current().now())
+    if count:
+        log.info("purged %d expired dashboard sign-in links and sessions", count)
     return count
 
 
@@ -55,5 +65,6 @@ def forget_rotated_secrets() -> int:
 def register(huey: Huey) -> None:
     huey.periodic_task(crontab(minute="*/15"), name="purge_connect_sessions")(purge_connect_sessions)
     huey.periodic_task(crontab(minute="7"), name="purge_idempotency_keys")(purge_idempotency_keys)
+    huey.periodic_task(crontab(minute="*/15"), name="purge_dashboard_sign_ins")(purge_dashboard_sign_ins)
     huey.periodic_task(crontab(minute="23"), name="prune_events")(prune_events)
     huey.periodic_task(crontab(minute="*/5"), name="forget_rotated_secrets")(forget_rotated_secrets)

@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass
 
 from ..outbound.guard import UnsafeURL, parse_url
-from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import caps
 from .db import Compiled, CompiledInsert, write_transaction
@@ -115,9 +114,11 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
     return destinations
 
 
-def check_media(destinations: list[Account], media: list[dict]) -> None:
+def check_media(platforms, destinations: list[Account], media: list[dict]) -> None:
+    """UnsupportedMedia when a destination's platform (of `platforms`, the runtime's) cannot
+    take `media`, as far as the request alone shows."""
     for platform in dict.fromkeys(a.platform for a in destinations):
-        problem = rules.media_problem(platform, media)
+        problem = platforms[platform].rules.media_problem(media)
         if problem:
             raise UnsupportedMedia(problem)
 
@@ -129,7 +130,7 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
     with write_transaction():
         workspace = lock_workspace(workspace_id)
         destinations = resolve_destinations(workspace_id, draft)
-        check_media(destinations, draft.media)
+        check_media(rt.platforms, destinations, draft.media)
         caps.count_post(workspace, now)
         # The rows go in by statements compiled once (every upload writes them), made from
         # the instances answered, without reading them back.

@@ -14,8 +14,6 @@ from urllib.parse import unquote, urlsplit
 
 from ..media import MediaLimits
 
-from .text import hashtag_count, link_count, mention_count
-
 JPEG = frozenset({"jpg", "jpeg", "jpe", "jfif"})
 MP4 = frozenset({"mp4", "m4v"})  # .m4v is Apple's name for the same MPEG-4 Part 14 container
 MOV = frozenset({"mov"})
@@ -31,6 +29,15 @@ KNOWN_MEDIA = KNOWN_IMAGE | KNOWN_VIDEO | KNOWN_AUDIO
 
 
 @dataclass(frozen=True)
+class CountedCap:
+    """A cap on things counted in a caption (Instagram's 30 hashtags, Threads' 5 links)."""
+
+    limit: int
+    count: Callable[[str], int]
+    what: str  # the things counted, for messages ("hashtags")
+
+
+@dataclass(frozen=True)
 class PlatformRules:
     """One platform's caption and media rules.
 
@@ -42,9 +49,6 @@ class PlatformRules:
     caption_limit: int
     caption_length: Callable[[str], int]
     caption_unit: str  # how `caption_length` counts, for messages ("" for plain characters)
-    max_hashtags: int | None
-    max_mentions: int | None
-    max_links: int | None  # distinct links in the caption
     text_only: bool  # may a post have no media at all
     image_extensions: frozenset[str]  # empty if the platform never takes images
     video_extensions: frozenset[str]
@@ -54,51 +58,56 @@ class PlatformRules:
     mixed: bool  # may one post carry images and videos together
     media_limits: MediaLimits  # what each file may be, known only once it is fetched
     image_noun: str = "image"  # the platform's own word, for messages (TikTok posts "photos")
+    counted: tuple[CountedCap, ...] = ()  # caps on what a caption holds, beyond its length
+
+    def caption_problem(self, caption: str) -> str | None:
+        """Why `caption` is over this platform's caps, or None if it is within them."""
+        length = self.caption_length(caption)
+        if length > self.caption_limit:
+            return f"caption is {length} characters{self.caption_unit}; {self.platform} allows {self.caption_limit}"
+        for cap in self.counted:
+            if (found := cap.count(caption)) > cap.limit:
+                return f"caption has {found} {cap.what}; {self.platform} allows {cap.limit}"
+        return None
+
+    def media_problem(self, media: list[dict] | None) -> str | None:
+        """Why this platform cannot take `media` ({"url", "type"} items), as far as the
+        request alone shows; None if nothing is wrong with it before fetching."""
+        platform = self.platform
+        if not media:
+            if self.text_only:
+                return None
+            return f"{platform}: a text-only post is not possible; {platform} needs {_choices(self)}"
+        for index, item in enumerate(media):
+            problem = _item_problem(self, item)
+            if problem:
+                return _at(platform, media, index, problem)
+        images = [i for i, item in enumerate(media) if item["type"] == "image"]
+        videos = [i for i, item in enumerate(media) if item["type"] == "video"]
+        if images and videos and not self.mixed:
+            first_other = next(i for i, item in enumerate(media) if item["type"] != media[0]["type"])
+            problem = f"{platform} does not mix images and videos in one post; it takes {_choices(self)}"
+            return _at(platform, media, first_other, problem)
+        for indices, cap, noun in ((images, self.max_images, self.image_noun), (videos, self.max_videos, "video")):
+            if len(indices) > cap:
+                return _at(platform, media, indices[cap], f"{platform} takes at most {_count(cap, noun)}")
+        if len(media) > self.max_items:
+            problem = f"{platform} takes at most {self.max_items} media items in one post"
+            return _at(platform, media, self.max_items, problem)
+        return None
 
 
 
 
 def caption_problem(platform: str, caption: str) -> str | None:
-    """Why `caption` is over `platform`'s caps, or None if it is within them."""
-    rules = rules_of(platform)
-    length = rules.caption_length(caption)
-    if length > rules.caption_limit:
-        return f"caption is {length} characters{rules.caption_unit}; {platform} allows {rules.caption_limit}"
-    for cap, count, what in (
-        (rules.max_hashtags, hashtag_count, "hashtags"),
-        (rules.max_mentions, mention_count, "@mentions"),
-        (rules.max_links, link_count, "distinct links"),
-    ):
-        if cap is not None and (found := count(caption)) > cap:
-            return f"caption has {found} {what}; {platform} allows {cap}"
-    return None
+    """Why `caption` is over the caps of `platform` (a name of the registry), or None."""
+    return rules_of(platform).caption_problem(caption)
 
 
 def media_problem(platform: str, media: list[dict] | None) -> str | None:
-    """Why `platform` cannot take `media` ({"url", "type"} items), as far as the request
+    """Why `platform` (a name of the registry) cannot take `media`, as far as the request
     alone shows; None if nothing is wrong with it before fetching."""
-    rules = rules_of(platform)
-    if not media:
-        if rules.text_only:
-            return None
-        return f"{platform}: a text-only post is not possible; {platform} needs {_choices(rules)}"
-    for index, item in enumerate(media):
-        problem = _item_problem(rules, item)
-        if problem:
-            return _at(platform, media, index, problem)
-    images = [i for i, item in enumerate(media) if item["type"] == "image"]
-    videos = [i for i, item in enumerate(media) if item["type"] == "video"]
-    if images and videos and not rules.mixed:
-        first_other = next(i for i, item in enumerate(media) if item["type"] != media[0]["type"])
-        problem = f"{platform} does not mix images and videos in one post; it takes {_choices(rules)}"
-        return _at(platform, media, first_other, problem)
-    for indices, cap, noun in ((images, rules.max_images, rules.image_noun), (videos, rules.max_videos, "video")):
-        if len(indices) > cap:
-            return _at(platform, media, indices[cap], f"{platform} takes at most {_count(cap, noun)}")
-    if len(media) > rules.max_items:
-        problem = f"{platform} takes at most {rules.max_items} media items in one post"
-        return _at(platform, media, rules.max_items, problem)
-    return None
+    return rules_of(platform).media_problem(media)
 
 
 def url_extension(url: str) -> str | None:

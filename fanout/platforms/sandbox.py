@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ..target_errors import CAPTION, MEDIA
 from .base import Job, Result, Step, Wait, failed, published
-from .rules import caption_problem, media_problem
 
 
 def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
@@ -30,10 +29,10 @@ def publish(step: Step, job: Job) -> Result:
     if "container" not in job.state:
         if job.simulate_error:
             return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
-        problem = caption_problem(platform, job.caption)
+        problem = step.platform.rules.caption_problem(job.caption)
         if problem:
             return failed(CAPTION, problem)
-        problem = media_problem(platform, list(job.media))
+        problem = step.platform.rules.media_problem(list(job.media))
         if problem:
             return failed(MEDIA, problem)
         # Saved before the (simulated) creating call, as a live adapter must; the container

@@ -3,8 +3,8 @@
 from fractions import Fraction
 
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MOV, MP4, PlatformRules
-from ..text import instagram_length
+from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules
+from .text import hashtag_count, instagram_length, mention_count
 
 RULES = PlatformRules(
     platform="instagram",
@@ -13,9 +13,7 @@ RULES = PlatformRules(
     caption_limit=2200,
     caption_length=instagram_length,
     caption_unit="",
-    max_hashtags=30,
-    max_mentions=20,
-    max_links=None,
+    counted=(CountedCap(30, hashtag_count, "hashtags"), CountedCap(20, mention_count, "@mentions")),
     text_only=False,
     # "JPEG is the only image format supported" (MPO and JPS named as not supported);
     # Reels: "MOV or MP4".

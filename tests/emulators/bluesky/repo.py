@@ -74,7 +74,7 @@ class Repo:
         cid = blob_cid(digest.digest())
         kind = sniff(data[:64])
         blob = self._blobs.get((did, cid))
-        if blob is None or blob.mime_type != mime:
+        if blob is None or blob.mime_type != mime or cid not in self._referenced:  # a temporary blob's life starts again
             blob = Blob(cid, did, mime, len(data), digest.hexdigest(), at or self.clock.now(), kind,
                         mp4_duration(data) if kind in ("mp4", "mov") else None)
             self._blobs[(did, cid)] = blob

@@ -170,6 +170,27 @@ def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(c
         assert Account.select().count() == 0
 
 
+class SaysNoInItsOwnWords:
+    """X's adapter, but its refusal comes back as `error=user_cancelled_authorize`."""
+
+    DENIED = ("user_cancelled_authorize",)
+
+    def __getattr__(self, name):
+        return getattr(REGISTRY["x"].adapter, name)
+
+
+@pytest.mark.parametrize("platforms", [{**REGISTRY, "x": dataclasses.replace(REGISTRY["x"],
+                                                                               adapter=SaysNoInItsOwnWords())}])
+@pytest.mark.parametrize("apps", [{"x": App("x-id", "x-secret")}])
+@pytest.mark.parametrize(("error", "ends"), [("user_cancelled_authorize", "access_denied"),
+                                             ("user_cancelled_login", "platform_error")])
+def test_a_refusal_in_the_platforms_own_words_is_access_denied(client, rt, workspace, platforms, error, ends):
+    to_platform = open_connect_url(client, live_session(rt, workspace, "x", "https://app.example.com/cb"))
+    state = query_of(to_platform.headers["location"])["state"]
+    back = client.get("/connect/x/callback", params={"error": error, "state": state}, follow_redirects=False)
+    assert query_of(back.headers["location"])["error"] == ends
+
+
 def test_live_flow_without_redirect_url_shows_a_clear_page(client, rt, workspace):
     landed = open_connect_url(client, live_session(rt, workspace))
     page = client.get(landed.headers["location"])

@@ -14,6 +14,7 @@ from .description import Platform
 PACKAGES = (
     "bluesky",
     "instagram",
+    "linkedin",
     "threads",
     "tiktok",
     "x",

@@ -55,6 +55,7 @@ class LinkedInEmulator(LinkedInOAuth, LinkedInMedia, LinkedInPosts, EmulatorServ
         for method, pattern, handler in (
             ("GET", r"/oauth/v2/authorization", self._authorize),
             ("POST", r"/oauth/v2/accessToken", self._access_token),
+            ("POST", r"/oauth/v2/introspectToken", self._introspect),
             ("GET", r"/v2/userinfo", self._userinfo),
             ("POST", r"/rest/posts", self._create_post),
             ("GET", r"/rest/posts", self._find_posts),

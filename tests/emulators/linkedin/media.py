@@ -212,7 +212,7 @@ class LinkedInMedia:
             if len(data) != last - first + 1:
                 raise RestError(400, f"Part {index + 1} must be bytes {first}-{last}: {last - first + 1} bytes, "
                                      f"not {len(data)}")
-            etag = "/" + hashlib.md5(data).hexdigest()
+            etag = "/" + hashlib.new("md5", data).hexdigest()
             video.received[index] = (etag, data)
         return Response(200, b"", {"ETag": etag})
 

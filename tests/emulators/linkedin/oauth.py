@@ -148,6 +148,27 @@ class LinkedInOAuth(Consent):
                          part({"iss": "https://www.linkedin.com/oauth", "aud": self.client_id, "sub": sub,
                                "iat": now, "exp": now + 3600}), "c2lnbmF0dXJl"))
 
+    def _introspect(self, request: Request) -> Response:
+        """`POST /oauth/v2/introspectToken` (client_id, client_secret, token): whether a token
+        is active, and until when."""
+        p = request.params
+        if p.get("client_id") != self.client_id or p.get("client_secret") != self.client_secret:
+            raise oauth_error(401, "invalid_client", "Client authentication failed")
+        if not p.get("token"):
+            raise oauth_error(400, "invalid_request", "A required parameter \"token\" is missing")
+        with self.lock:
+            token = self._tokens.get(p["token"])
+            if token is None:
+                return Response.json(200, {"active": False})
+            now = self.clock.now()
+            status = "revoked" if token.revoked else "expired" if now >= token.expires_at else "active"
+            answer = {"active": status == "active", "client_id": self.client_id, "status": status,
+                      "authorized_at": int(token.issued_at.timestamp()), "created_at": int(token.issued_at.timestamp()),
+                      "expires_at": int(token.expires_at.timestamp()), "auth_type": "3L"}
+            if token.kind == "access":
+                answer["scope"] = ",".join(token.scopes)
+            return Response.json(200, answer)
+
     # --- the token check -------------------------------------------------------------------------
 
     def _member(self, request: Request, *scopes: str) -> LinkedInMember:

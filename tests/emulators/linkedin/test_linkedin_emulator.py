@@ -127,6 +127,19 @@ def test_an_unknown_client_gets_an_error_page(li):
     assert authorize(li, client_id="other").status_code == 400
 
 
+def test_introspection_tells_whether_a_token_is_active_and_until_when(li, token):
+    def introspect(value: str) -> dict:
+        return requests.post(f"{li.base_url}/oauth/v2/introspectToken", timeout=10, data={
+            "client_id": "app-id", "client_secret": "app-secret", "token": value}).json()
+
+    answer = introspect(token)
+    assert (answer["active"], answer["status"]) == (True, "active")
+    assert answer["expires_at"] == int(START.timestamp()) + 60 * 86400
+    li.revoke_tokens(SUB)
+    assert (introspect(token)["active"], introspect(token)["status"]) == (False, "revoked")
+    assert introspect("unknown") == {"active": False}
+
+
 def test_userinfo_names_the_member(li, token):
     answer = requests.get(f"{li.base_url}/v2/userinfo", headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert answer.json()["sub"] == SUB and answer.json()["name"] == "Emu Linked"

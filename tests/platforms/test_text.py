@@ -2,12 +2,8 @@
 UTF-16 units and graphemes. Each platform's own count is tested beside its package
 (tests/platforms/<name>/test_text.py).
 
-Sources named in the comments:
-- TT-VALIDATE: twitter/twitter-text conformance/tests/validate.yml, section
-  WeightedTweetsWithDiscountedEmojiCounterTest (the v3 config, emoji parsing on).
-- TT-EXTRACT: twitter/twitter-text extractor conformance (extract.yml, as its JS tests run it).
-- TWEMOJI: twitter/twemoji-parser src/__tests__/index.test.js (the emoji parser v3 uses).
-- PLATFORMS: docs/platforms.md, section given.
+Sources named in the comments: TT-EXTRACT, twitter/twitter-text's extractor conformance
+(extract.yml, as its JS tests run it); PLATFORMS, docs/platforms.md, section given.
 """
 from __future__ import annotations
 

@@ -54,12 +54,16 @@ def test_every_platform_parameter_of_the_spec_is_the_platform_schema():
 
 
 def test_every_enum_of_the_spec_that_lists_platforms_lists_the_registry():
-    """The one-platform enums of the rules that `accounts` names a listed platform aside."""
-    rules = [rule for rule in SCHEMAS["UploadRequest"]["allOf"] if "accounts names" in rule.get("description", "")]
+    """One-platform enums of rules aside."""
     found = [(path, enum) for path, enum in platform_enums(SPEC) if not (len(enum) == 1 and "allOf" in path)]
     assert found and all(enum == list(PLATFORMS) for _, enum in found), found
-    assert sorted(r["not"]["properties"]["accounts"]["required"][0] for r in rules) == sorted(PLATFORMS)
-    assert sorted(r["not"]["properties"]["platforms"]["items"]["not"]["enum"][0] for r in rules) == sorted(PLATFORMS)
+
+
+def test_no_rule_of_the_upload_names_a_platform():
+    # A rule per platform multiplies into combinations no schema tool can generate data for
+    # past four platforms; `accounts` naming an unlisted platform is checked by the service
+    # (fanout/models/upload.py `draft_from_request`), as AccountsByPlatform says.
+    assert not [rule for rule in SCHEMAS["UploadRequest"]["allOf"] if "accounts names" in rule.get("description", "")]
 
 
 def test_the_platform_lists_are_what_the_generator_writes_from_the_registry():

@@ -54,12 +54,16 @@ def test_every_platform_parameter_of_the_spec_is_the_platform_schema():
 
 
 def test_every_enum_of_the_spec_that_lists_platforms_lists_the_registry():
-    """The one-platform enums of the rules that `accounts` names a listed platform aside."""
-    rules = [rule for rule in SCHEMAS["UploadRequest"]["allOf"] if "accounts names" in rule.get("description", "")]
+    """One-platform enums of rules aside."""
     found = [(path, enum) for path, enum in platform_enums(SPEC) if not (len(enum) == 1 and "allOf" in path)]
     assert found and all(enum == list(PLATFORMS) for _, enum in found), found
-    assert sorted(r["not"]["properties"]["accounts"]["required"][0] for r in rules) == sorted(PLATFORMS)
-    assert sorted(r["not"]["properties"]["platforms"]["items"]["not"]["enum"][0] for r in rules) == sorted(PLATFORMS)
+
+
+def test_no_rule_of_the_upload_names_a_platform():
+    # A rule per platform multiplies into combinations no schema tool can generate data for
+    # past four platforms; `accounts` naming an unlisted platform is checked by the service
+    # (fanout/models/upload.py `draft_from_request`), as AccountsByPlatform says.
+    assert not [rule for rule in SCHEMAS["UploadRequest"]["allOf"] if "accounts names" in rule.get("description", "")]
 
 
 def test_the_platform_lists_are_what_the_generator_writes_from_the_registry():
@@ -109,7 +113,11 @@ def test_each_declared_default_is_the_default_the_settings_apply():
     assert Settings.from_env(declared) == Settings.from_env({})
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+# The platforms that connect through an app registered with them (the OAuth redirect).
+APP_PLATFORMS = tuple(name for name in PLATFORMS if REGISTRY[name].uses_app)
+
+
+@pytest.mark.parametrize("platform", APP_PLATFORMS)
 def test_each_platforms_app_is_read_from_its_own_settings(platform):
     prefix = REGISTRY[platform].env_prefix
     settings = Settings.from_env({prefix + "CLIENT_ID": "id", prefix + "CLIENT_SECRET": "secret",
@@ -123,7 +131,7 @@ def test_the_readme_documents_each_platform_setting_with_its_default():
         for s in platform.settings:
             default = f"`{s.default}`" if s.default else "(unset|empty)"
             assert re.search(rf"^\| `{s.name}` \| {default} \|", readme, re.M), s.name
-    assert f"(`{'`, `'.join(p.upper() for p in PLATFORMS)}`)" in readme
+    assert f"(`{'`, `'.join(p.upper() for p in APP_PLATFORMS)}`)" in readme
 
 
 def test_the_connect_pages_know_every_platform_and_only_those(client):

@@ -45,11 +45,17 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
     """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed.
 
     The destinations' shape (exactly one of `account_ids` or `platforms`, `accounts` only
-    with `platforms` and only for platforms listed there) is stated once, by the rules of
-    openapi.yaml's `UploadRequest`: the body is validated against them before a handler
-    runs, and a 400 quotes the broken rule's description (fanout/validation.py). `now` is
-    what `scheduled_at` is judged against (needed when the body has one).
+    with `platforms`) is stated by the rules of openapi.yaml's `UploadRequest`: the body is
+    validated against them before a handler runs, and a 400 quotes the broken rule's
+    description (fanout/http/validation.py). That `accounts` names only platforms listed in
+    `platforms` is checked here first, as `AccountsByPlatform` says: as a schema it took a
+    rule per platform, more than a schema tool can combine. `now` is what `scheduled_at` is
+    judged against (needed when the body has one).
     """
+    listed = body.get("platforms")
+    for platform in body.get("accounts") or {}:
+        if listed is not None and platform not in listed:
+            raise InvalidRequest(f"body: accounts names {platform}, which is not in platforms")
     sandbox = body.get("sandbox")
     if sandbox is None:
         sandbox = key_mode == "sandbox"

@@ -247,7 +247,9 @@ CREDENTIALS = "credentials"
 
 class OAuthConnect(Protocol):
     """The browser is sent to the platform's consent page (`authorize`) and comes back to
-    `{connect_url}/connect/{platform}/callback` with a code (`exchange`)."""
+    `{connect_url}/connect/{platform}/callback` with a code (`exchange`). A platform whose
+    refusal is not OAuth's `error=access_denied` names its own in an optional module
+    attribute `DENIED` (a tuple of `error` values), so that the user's "no" is one."""
 
     def authorize(self, app: App, redirect_uri: str, state: str, *, randbytes) -> Authorization: ...
 

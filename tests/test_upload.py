@@ -45,6 +45,7 @@ def test_upload_answers_201_with_a_pending_post(client, auth, x_account):
     assert target == {
         "id": target["id"], "account_id": x_account["id"], "platform": "x", "status": "pending",
         "external_url": None, "published_at": None, "error_code": None, "error_message": None,
+        "caption": None, "media": None, "first_comment_error": None,
     }
 
 
@@ -109,8 +110,10 @@ def breaking_alone(rule: dict) -> dict:
     required = rule["not"]["required"]
     if "account_ids" in required:
         return {"account_ids": ["acc_1"], "accounts": {"x": "acc_1"}}
-    (named,) = rule["not"]["properties"]["accounts"]["required"]
-    return {"platforms": [next(p for p in PLATFORMS if p != named)], "accounts": {named: "acc_1"}}
+    (field,) = set(rule["not"]["properties"]) - {"platforms"}  # accounts or overrides
+    (named,) = rule["not"]["properties"][field]["required"]
+    value = "acc_1" if field == "accounts" else {"caption": "its own"}
+    return {"platforms": [next(p for p in PLATFORMS if p != named)], field: {named: value}}
 
 
 @pytest.mark.parametrize("rule", load()["components"]["schemas"]["UploadRequest"]["allOf"],

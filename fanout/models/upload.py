@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..content import content_for, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
-from ..platforms import rules
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from . import caps
 from .db import Compiled, CompiledInsert, write_transaction
@@ -30,6 +30,7 @@ class Draft:
     account_ids: list[str] | None
     platforms: list[str] | None
     accounts: dict[str, str]
+    overrides: dict[str, dict]  # by platform, as stored (fanout/content.py `normalised`)
 
 
 def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False) -> Draft:
@@ -50,11 +51,12 @@ def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False
         raise InvalidRequest("simulate_error is for sandbox posts only")
 
     media = body.get("media") or []
-    for i, item in enumerate(media):
+    overrides = normalised(body.get("overrides"))
+    for where, url in _urls(media, overrides):
         try:
-            parse_url(item["url"], insecure=insecure_urls)
+            parse_url(url, insecure=insecure_urls)
         except UnsafeURL as e:
-            raise InvalidRequest(f"media[{i}].url {e}") from None
+            raise InvalidRequest(f"{where} {e}") from None
     return Draft(
         caption=body["caption"],
         media=[{"url": m["url"], "type": m["type"]} for m in media],
@@ -63,7 +65,23 @@ def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False
         account_ids=body.get("account_ids"),
         platforms=body.get("platforms"),
         accounts=body.get("accounts") or {},
+        overrides=overrides,
     )
+
+
+def _urls(media: list[dict], overrides: dict[str, dict]):
+    """Every URL of the request the service or a platform will fetch, with where it is."""
+    for i, item in enumerate(media):
+        yield f"media[{i}].url", item["url"]
+    for platform, override in overrides.items():
+        at = f"overrides.{platform}"
+        for i, item in enumerate(override.get("media") or ()):
+            yield f"{at}.media[{i}].url", item["url"]
+        for n, part in enumerate(override.get("thread") or ()):
+            for i, item in enumerate(part["media"]):
+                yield f"{at}.thread[{n}].media[{i}].url", item["url"]
+        if "cover_url" in (override.get("options") or {}):
+            yield f"{at}.options.cover_url", override["options"]["cover_url"]
 
 
 def _unusable(account: Account | None, account_id: str, sandbox: bool, platform: str | None = None) -> str | None:
@@ -115,9 +133,16 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
     return destinations
 
 
-def check_media(destinations: list[Account], media: list[dict]) -> None:
-    for platform in dict.fromkeys(a.platform for a in destinations):
-        problem = rules.media_problem(platform, media)
+def check_content(destinations: list[Account], draft: Draft) -> None:
+    """Overrides only for the platforms the post reaches (400); each platform's media, the
+    post's or its override's and its thread's, as far as the request shows (422)."""
+    platforms = list(dict.fromkeys(a.platform for a in destinations))
+    for platform in draft.overrides:
+        if platform not in platforms:
+            raise InvalidRequest(f"overrides names {platform}, which this post does not reach "
+                                 f"(its destinations are on {', '.join(platforms)})")
+    for platform in platforms:
+        problem = media_problem(platform, content_for(draft.caption, draft.media, draft.overrides, platform))
         if problem:
             raise UnsupportedMedia(problem)
 
@@ -129,12 +154,13 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
     with write_transaction():
         workspace = lock_workspace(workspace_id)
         destinations = resolve_destinations(workspace_id, draft)
-        check_media(destinations, draft.media)
+        check_content(destinations, draft)
         caps.count_post(workspace, now)
         # The rows go in by statements compiled once (every upload writes them), made from
         # the instances answered, without reading them back.
         post = Post(id=rt.new_id("post"), workspace=workspace, sandbox=draft.sandbox, caption=draft.caption,
                     media=json.dumps(draft.media), simulate_error=draft.simulate_error,
+                    overrides=json.dumps(draft.overrides) if draft.overrides else None,
                     status=derive_status(["pending"] * len(destinations)), created_at=now)
         _INSERT_POST.execute(post)
         targets = []

@@ -54,23 +54,57 @@ class PlatformRules:
     mixed: bool  # may one post carry images and videos together
     media_limits: MediaLimits  # what each file may be, known only once it is fetched
     image_noun: str = "image"  # the platform's own word, for messages (TikTok posts "photos")
+    # A first comment's caps, when the platform's comment is not a post of its own (a reply
+    # on X and Threads is a post, under the caption's caps): Instagram's comments.
+    comment_cap: "TextCap | None" = None
+    # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
+    # (target error code, message), or None: each package's rules.py (fanout/content.py).
+    options_problem: Callable[..., "tuple[str, str] | None"] | None = None
+
+    @property
+    def comment(self) -> "TextCap":
+        """What a first comment may be."""
+        return self.comment_cap or TextCap(self.caption_limit, self.caption_length, self.caption_unit,
+                                           self.max_hashtags, self.max_mentions, self.max_links)
 
 
+@dataclass(frozen=True)
+class TextCap:
+    """A text's caps: its length as the platform counts it, and what it may hold."""
+
+    limit: int
+    length: Callable[[str], int]
+    unit: str = ""
+    max_hashtags: int | None = None
+    max_mentions: int | None = None
+    max_links: int | None = None
 
 
-def caption_problem(platform: str, caption: str) -> str | None:
-    """Why `caption` is over `platform`'s caps, or None if it is within them."""
+def caption_problem(platform: str, caption: str, what: str = "caption") -> str | None:
+    """Why `caption` is over `platform`'s caps, or None if it is within them. `what` names
+    the text in the message (a thread part's caption: `thread[0].caption`)."""
     rules = rules_of(platform)
-    length = rules.caption_length(caption)
-    if length > rules.caption_limit:
-        return f"caption is {length} characters{rules.caption_unit}; {platform} allows {rules.caption_limit}"
-    for cap, count, what in (
-        (rules.max_hashtags, hashtag_count, "hashtags"),
-        (rules.max_mentions, mention_count, "@mentions"),
-        (rules.max_links, link_count, "distinct links"),
+    cap = TextCap(rules.caption_limit, rules.caption_length, rules.caption_unit, rules.max_hashtags,
+                  rules.max_mentions, rules.max_links)
+    return text_problem(platform, caption, cap, what)
+
+
+def comment_problem(platform: str, comment: str) -> str | None:
+    """Why a first comment is over `platform`'s caps for one, or None."""
+    return text_problem(platform, comment, rules_of(platform).comment, "first_comment", " in a comment")
+
+
+def text_problem(platform: str, text: str, cap: TextCap, what: str, where: str = "") -> str | None:
+    length = cap.length(text)
+    if length > cap.limit:
+        return f"{what} is {length} characters{cap.unit}; {platform} allows {cap.limit}{where}"
+    for most, count, noun in (
+        (cap.max_hashtags, hashtag_count, "hashtags"),
+        (cap.max_mentions, mention_count, "@mentions"),
+        (cap.max_links, link_count, "distinct links"),
     ):
-        if cap is not None and (found := count(caption)) > cap:
-            return f"caption has {found} {what}; {platform} allows {cap}"
+        if most is not None and (found := count(text)) > most:
+            return f"{what} has {found} {noun}; {platform} allows {most}{where}"
     return None
 
 

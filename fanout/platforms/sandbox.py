@@ -3,16 +3,20 @@ network and gives deterministic results (docs/decisions.md#posts-and-targets).
 
 It publishes in two steps, as container platforms do, so sandbox posts run through the
 engine's machinery (saved state, parking, reconciling after a lost worker):
-1. check the post (simulate_error, caption cap, media rules) and "create a container",
-   whose id is derived from the target id;
-2. "publish" it: the external URL is the target's page on this server.
+1. check the post (simulate_error, then every check of the target's content as a live
+   target meets it: the caps of its caption, thread parts and first comment, its options,
+   its media rules: fanout/content.py) and "create a container", whose id is derived from
+   the target id;
+2. "publish" it, each thread part after the first as a reply, then the first comment,
+   each saved before its (simulated) call: the external URL is the target's page on this
+   server, which shows the thread and the comment.
 `FANOUT_SANDBOX_LATENCY` is how long each simulated call is in flight.
 """
 from __future__ import annotations
 
-from ..target_errors import CAPTION, MEDIA
+from ..content import media_problem, target_problems
+from ..target_errors import MEDIA
 from .base import Job, Result, Step, Wait, failed, published
-from .rules import caption_problem, media_problem
 
 
 def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
@@ -30,10 +34,10 @@ def publish(step: Step, job: Job) -> Result:
     if "container" not in job.state:
         if job.simulate_error:
             return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
-        problem = caption_problem(platform, job.caption)
-        if problem:
-            return failed(CAPTION, problem)
-        problem = media_problem(platform, list(job.media))
+        problems = target_problems(platform, job)
+        if problems:
+            return failed(problems[0].code, problems[0].message)
+        problem = media_problem(platform, job)
         if problem:
             return failed(MEDIA, problem)
         # Saved before the (simulated) creating call, as a live adapter must; the container
@@ -43,8 +47,18 @@ def publish(step: Step, job: Job) -> Result:
         if latency:
             step.sleep(latency)
         return Wait(until=step.now(), state={"container": container})
-    step.save({**job.state, "publishing": True})
-    if latency:
-        step.sleep(latency)
+    state = {**job.state, "publishing": True}
+    # The parts in order, then the comment: each saved before its call, none made twice.
+    for part in range(state.get("parts", 0), len(job.parts)):
+        step.save({**state, "part": part})
+        if latency:
+            step.sleep(latency)
+        state["parts"] = part + 1
+    if job.first_comment is not None and not state.get("comment"):
+        step.save({**state, "commenting": True})
+        if latency:
+            step.sleep(latency)
+        state["comment"] = True
+    step.save(state)
     return published(f"{step.settings.base_url}/sandbox/{platform}/{job.target_id}")
 

@@ -10,6 +10,7 @@ its adapter reconciles from the saved state before sending anything again.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import logging
 
@@ -23,8 +24,8 @@ from ..models.lifecycle import (
 )
 from ..platforms import REGISTRY, sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
-from ..platforms.rules import caption_problem
-from ..target_errors import AUTH, CAPTION, UNKNOWN
+from ..content import target_problems
+from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
 
@@ -156,12 +157,14 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
 
 
 def _preflight(rt, post, target) -> Done | None:
-    """The rules every live target meets before its platform is called: the caption cap,
-    and the media as fetched (real type, size, dimensions, duration), unless the adapter
-    fetches it itself."""
-    problem = caption_problem(target.platform, post.caption)
-    if problem:
-        return failed(CAPTION, problem)
+    """The rules every live target meets before its platform is called, on the content it
+    publishes (fanout/content.py): the caps of its caption, thread parts and first comment,
+    its options, then the media of every part as fetched (real type, size, dimensions,
+    duration), unless the adapter fetches it itself."""
+    content = post.content_for(target.platform)
+    problems = target_problems(target.platform, content)
+    if problems:
+        return failed(problems[0].code, problems[0].message)
     # Imported here: Pillow and mutagen load only in the processes that publish, not in
     # every API process and command that imports the tasks.
     from ..outbound.media_fetch import MediaProblem, inspect
@@ -169,26 +172,32 @@ def _preflight(rt, post, target) -> Done | None:
     if getattr(REGISTRY[target.platform].adapter, "UPLOADS_MEDIA", False):
         return None  # the adapter fetches each file once, checking it the same way, to upload it
     limits = REGISTRY[target.platform].rules.media_limits
-    for index, item in enumerate(post.media_list):
-        try:
-            inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"media[{index}]")
-        except MediaProblem as e:
-            return failed(e.code, e.message)
+    for number, part in enumerate((content, *content.thread)):
+        where = f"thread[{number - 1}]." if number else ""
+        for index, item in enumerate(part.media):
+            try:
+                inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"{where}media[{index}]")
+            except MediaProblem as e:
+                return failed(e.code, e.message)
     return None
 
 
 def _job(rt, post, target, account, state, recent) -> Job:
+    content = post.content_for(target.platform)
     return Job(
         target_id=target.id,
         platform=target.platform,
         user_id=account.platform_user_id,
         username=account.username,
         access_token=rt.keyring.decrypt(account.access_token) if account.access_token else "",
-        caption=post.caption,
-        media=tuple(post.media_list),
+        caption=content.caption,
+        media=content.media,
         state=state,
         simulate_error=post.simulate_error,
         published_last_24h=recent,
+        options=content.options,
+        thread=content.thread,
+        first_comment=content.first_comment,
     )
 
 
@@ -197,8 +206,12 @@ def _settle(rt, target, state, result: Result) -> None:
     if isinstance(result, Retry):
         retries = int(state.get("_retries", 0)) + 1
         if retries > MAX_RETRIES:
-            log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
-            result = failed(UNKNOWN, f"gave up after {MAX_RETRIES} retries: {result.reason}")
+            log.warning("target %s: gave up after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
+            reason = f"gave up after {MAX_RETRIES} retries: {result.reason}"
+            if result.settles is not None:  # published; only its first comment is given up
+                result = Done(dataclasses.replace(result.settles, first_comment_error=reason))
+            else:
+                result = failed(UNKNOWN, f"{reason}; {result.context}" if result.context else reason)
         else:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
             jitter = int.from_bytes(rt.randbytes(1), "big") / 255 * 0.2 * delay

@@ -3,8 +3,30 @@
 from fractions import Fraction
 
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MOV, MP4, PlatformRules
+from ...target_errors import OPTION
+from ..rules import JPEG, MOV, MP4, PlatformRules, TextCap
 from ..text import instagram_length
+
+# A Reel's options (openapi.yaml, `InstagramOptions`): Instagram takes them on a Reel's
+# container only.
+REEL_ONLY = ("share_to_feed", "cover_url", "thumb_offset")
+
+
+def options_problem(options, media) -> tuple[str, str] | None:
+    """Options this content cannot take: a Reel's on anything but one video."""
+    reel = len(media) == 1 and media[0]["type"] == "video"
+    for name in REEL_ONLY:
+        if name in options and not reel:
+            return OPTION, (f"options.{name} is for a Reel (one video); this instagram post is "
+                            f"{_kind(media)}")
+    return None
+
+
+def _kind(media) -> str:
+    if len(media) > 1:
+        return f"a carousel of {len(media)} items"
+    return "an image" if media else "text only"
+
 
 RULES = PlatformRules(
     platform="instagram",
@@ -19,6 +41,11 @@ RULES = PlatformRules(
     text_only=False,
     # "JPEG is the only image format supported" (MPO and JPS named as not supported);
     # Reels: "MOV or MP4".
+    # Comments through the API: "cannot exceed 300 characters", "no more than 4 hashtags",
+    # "no more than 1 URL" (Instagram's API rules for comments [S]; the Graph API reference
+    # states none): counted as captions are.
+    comment_cap=TextCap(300, instagram_length, "", max_hashtags=4, max_links=1),
+    options_problem=options_problem,
     image_extensions=JPEG,
     video_extensions=MP4 | MOV,
     # A single image or Reel, or a carousel of 2-10 "images and/or videos".

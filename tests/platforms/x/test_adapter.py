@@ -346,7 +346,7 @@ def test_state_naming_the_post_is_saved_before_it_is_sent(step, job, clocks, emu
     x.publish(run, job("marked"))
     [at] = [i for i, call in enumerate(emulator.calls) if call.method == "POST"]
     markers = {n: state.get("creating") for n, state in zip(run.calls_at_save, run.saved)}
-    assert markers[at] == "tweet" and run.saved[-1]["post"] == posts(emulator)[0].id
+    assert markers[at] == "tweet" and run.saved[-1]["thread"] == [posts(emulator)[0].id]
 
 
 def test_same_text_sees_through_links_entities_and_a_trailing_media_link():

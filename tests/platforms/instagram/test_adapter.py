@@ -173,7 +173,8 @@ def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job,
     creating = [i for i, call in enumerate(emulator.calls) if call.method == "POST"]
     markers = {n: state["creating"] for n, state in zip(run.calls_at_save, run.saved) if state.get("creating")}
     assert [markers.get(i) for i in creating] == ["item:0", "item:1", "container", "publish"]
-    assert run.saved[-1]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-1]
+    assert run.saved[-2]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-2]
+    assert run.saved[-1]["thread"] == [{"id": posts(emulator)[0].id, "permalink": posts(emulator)[0].permalink}]
 
 
 @pytest.mark.parametrize("killed_after", range(4))  # creating container, container, creating publish, post
@@ -326,8 +327,10 @@ GRAPH_ROWS = [
      "platform_rejected_media"),
     ("code 100 / 2207028, carousel size", CREATE, 400, graph_error(100, "Carousels need 2 to 10", 2207028),
      "platform_rejected_media"),
-    ("code 1 / 2207057, thumbnail offset", CREATE, 400, graph_error(1, "Thumbnail offset", 2207057),
-     "platform_rejected_media"),
+    ("code 1 / 2207057, thumbnail offset (an option)", CREATE, 400, graph_error(1, "Thumbnail offset", 2207057),
+     "platform_option_rejected"),
+    ("code 100, an option refused", CREATE, 400, graph_error(100, "Param collaborators is not allowed."),
+     "platform_option_rejected"),
     ("code 4 / 2207051, restricted activity (not a rate limit)", PUBLISH, 400,
      graph_error(4, "We restrict certain activity to protect our community.", 2207051), "platform_rejected_media"),
     ("code 25 / 2207050, account restricted", PUBLISH, 400, graph_error(25, "The account is restricted", 2207050),
@@ -505,8 +508,9 @@ def test_a_refused_refresh_raises_auth_failed_without_the_token(http, app, clock
     assert "Error validating access token" in refused.value.reason and token not in refused.value.reason
 
 
-def test_the_authorize_url_asks_for_the_two_scopes_with_the_state(app):
+def test_the_authorize_url_asks_for_the_three_scopes_with_the_state(app):
     url = instagram.authorize(app, "https://c.example.com/connect/instagram/callback", "S1").url
     assert url == ("https://www.instagram.com/oauth/authorize?client_id=app-id"
                    "&redirect_uri=https%3A%2F%2Fc.example.com%2Fconnect%2Finstagram%2Fcallback&response_type=code"
-                   "&scope=instagram_business_basic,instagram_business_content_publish&state=S1")
+                   "&scope=instagram_business_basic,instagram_business_content_publish,instagram_business_manage_comments"
+                   "&state=S1")

@@ -188,7 +188,8 @@ def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job,
     markers = {n: state["creating"] for n, state in zip(run.calls_at_save, run.saved) if state.get("creating")}
     assert [markers.get(i) for i in creating] == ["item:0", "item:1", "container", "publish"]
     # ...and each result right after its call.
-    assert run.saved[-1]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-1]
+    assert run.saved[-2]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-2]
+    assert run.saved[-1]["thread"] == [{"id": posts(emulator)[0].id, "permalink": posts(emulator)[0].permalink}]
 
 
 TEXT_SAVES = 4  # creating container, container, creating publish, post
@@ -464,8 +465,8 @@ def test_a_refused_refresh_raises_auth_failed_without_the_token(http, app, clock
     assert "Error validating access token" in refused.value.reason and token not in refused.value.reason
 
 
-def test_the_authorize_url_asks_for_the_two_scopes_with_the_state(app):
+def test_the_authorize_url_asks_for_the_three_scopes_with_the_state(app):
     url = threads.authorize(app, "https://c.example.com/connect/threads/callback", "S1").url
     assert url == ("https://threads.net/oauth/authorize?client_id=app-id"
                    "&redirect_uri=https%3A%2F%2Fc.example.com%2Fconnect%2Fthreads%2Fcallback"
-                   "&scope=threads_basic,threads_content_publish&response_type=code&state=S1")
+                   "&scope=threads_basic,threads_content_publish,threads_manage_replies&response_type=code&state=S1")

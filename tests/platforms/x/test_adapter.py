@@ -382,7 +382,7 @@ def test_a_lost_reply_is_found_among_the_recent_posts_replying_to_its_parent(ste
     assert len(emulator.calls_to(*TWEETS)) == 3 and done.outcome.published
 
 
-@pytest.mark.parametrize("killed_after", range(7))
+@pytest.mark.parametrize("killed_after", range(8))  # every save of the 4 posts: 2 each
 def test_a_worker_killed_after_any_save_of_a_thread_and_comment_leaves_each_post_once(
         step, job, clocks, emulator, killed_after):
     its = job("part one", thread=THREE, first_comment="the comment")

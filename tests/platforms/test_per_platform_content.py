@@ -179,3 +179,55 @@ def test_a_first_comment_the_platform_refuses_leaves_the_target_published_and_sa
     [event] = [e for e in events(httpserver) if e.get("post_id") == post["id"]]
     assert event["event"] == "post.completed" and event["target"]["first_comment_error"] == said
     jsonschema.validate(event, json.loads(EVENT_SCHEMA.read_text()))
+
+
+def test_a_first_comment_that_keeps_meeting_5xx_is_given_up_and_the_target_stays_published(
+        live, headers, ids, instagram_server, media, rt, clock):
+    instagram_server.fail("POST", r"/comments$", 503, graph_error(2, "Service temporarily unavailable"), times=None)
+    post = upload(live, headers, caption="busy", media=[{"url": media.url("photo.jpg"), "type": "image"}],
+                  platforms=["instagram"], overrides={"instagram": {"first_comment": "later, maybe"}})
+    run_a_while(rt, clock, (instagram_server,), minutes=60)
+    [target] = read(live, headers, post["id"])["targets"]
+    assert (target["status"], target["external_url"]) == ("published", instagram_server.posts[IG_USER][0].permalink)
+    assert target["first_comment_error"].startswith("gave up after 5 retries: ")
+    assert instagram_server.comments == {}
+
+
+def test_a_thread_part_that_keeps_meeting_5xx_fails_the_target_naming_the_part_and_what_is_out(
+        live, headers, ids, x_server, rt, clock):
+    post = upload(live, headers, caption="part one", platforms=["x"],
+                  overrides={"x": {"thread": [{"caption": "part two"}]}})
+    healthy = rt.platform_http
+    rt.platform_http = FirstOnly(healthy, x_server)
+    run_a_while(rt, clock, (x_server,), minutes=60)
+    rt.platform_http = healthy
+    [failed] = read(live, headers, post["id"])["targets"]
+    [first] = x_server.posts[X_USER]
+    assert (failed["status"], failed["error_code"]) == ("failed", "unknown_platform_error")
+    assert failed["error_message"].startswith("gave up after 5 retries: ")
+    assert failed["error_message"].endswith(f"; part 2 of 2 (thread[0]) was not posted; already published: "
+                                            f"https://x.com/emu_x/status/{first.id}")
+
+
+class FirstOnly:
+    """The platform client of a worker whose X answers every post after the first with 503."""
+
+    def __init__(self, inner, x_server):
+        self.inner, self.x_server, self.posted = inner, x_server, 0
+
+    def url(self, url):
+        return self.inner.url(url)
+
+    def request(self, method, url, **kwargs):
+        if method == "POST" and url.endswith("/2/tweets"):
+            self.posted += 1
+            if self.posted > 1:
+                self.x_server.fail("POST", r"/2/tweets$", 503, {"title": "Service Unavailable", "detail": "busy",
+                                                                "type": "about:blank", "status": 503})
+        return self.inner.request(method, url, **kwargs)
+
+    def get(self, url, **kwargs):
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url, **kwargs):
+        return self.request("POST", url, **kwargs)

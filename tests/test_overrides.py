@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from fanout.platforms import PLATFORMS
+
 from .conftest import IMAGE, connect_sandbox_account, run_queue
 
 VIDEO = {"url": "https://cdn.example.com/clip.mp4", "type": "video"}
@@ -15,7 +17,7 @@ PHOTO = {"url": "https://cdn.example.com/b.jpg", "type": "image"}
 @pytest.fixture
 def four(client, auth) -> dict:
     """A sandbox account on each platform, by platform."""
-    return {p: connect_sandbox_account(client, auth, p) for p in ("instagram", "threads", "tiktok", "x")}
+    return {p: connect_sandbox_account(client, auth, p) for p in PLATFORMS}
 
 
 def upload(client, auth, **body):

@@ -14,6 +14,8 @@ import jsonschema
 import pytest
 import requests
 
+from fanout.platforms import PLATFORMS
+
 from ..adapter_steps import graph_error
 from ..conftest import run_queue
 from .threads.test_live import events, publish_with_a_death
@@ -41,7 +43,7 @@ def ids(browser, live, headers, tt, emulator, x_server, instagram_server) -> dic
     for server, name in ((x_server, "x"), (instagram_server, "instagram")):
         server.reset()
         server.redirect_uris = {f"{live}/connect/{name}/callback"}
-    return {p: connect_to(browser, live, headers, p)["account_id"] for p in ("instagram", "threads", "tiktok", "x")}
+    return {p: connect_to(browser, live, headers, p)["account_id"] for p in PLATFORMS}
 
 
 def upload(live, headers, **body) -> dict:
@@ -67,7 +69,7 @@ def test_one_upload_to_all_four_publishes_each_platforms_own_content(
         live, headers, ids, tt, emulator, x_server, instagram_server, media, rt, clock):
     photo = {"url": media.url("photo.jpg"), "type": "image"}
     post = upload(live, headers, caption="Launch day", media=[photo],
-                  platforms=["instagram", "threads", "tiktok", "x"], overrides={
+                  platforms=list(PLATFORMS), overrides={
                       "x": {"caption": "Launch day, short for X", "media": [],
                             "thread": [{"caption": "X part two"}, {"caption": "X part three"}]},
                       "threads": {"thread": [{"caption": "Threads part two"}, {"caption": "Threads part three"}]},

@@ -10,7 +10,8 @@ A post is published through containers as fanout/platforms/graph.py describes: a
 container, a Reel (`REELS`), or a carousel's items (`is_carousel_item`, videos as `VIDEO`)
 and then its parent (`CAROUSEL`); each read until FINISHED within
 `FANOUT_INSTAGRAM_CONTAINER_WINDOW` seconds; the publishing limit read before anything is
-created and again before `media_publish`; then the permalink.
+created and again before `media_publish`; then the permalink; then the first comment, if
+the post has one (`POST /{media}/comments`).
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Wire format: authorize on threads.net, everything else on graph.threads.net unde
 Graph-style error envelopes. A post is published through containers as
 fanout/platforms/graph.py describes: a TEXT, IMAGE or VIDEO container (or a carousel's
 items and parent), read until FINISHED within `FANOUT_THREADS_CONTAINER_WINDOW` seconds,
-`threads_publish`, then the permalink.
+`threads_publish`, then the permalink. A thread's further parts and the first comment are
+replies (`reply_to_id`) published the same way.
 """
 from __future__ import annotations
 

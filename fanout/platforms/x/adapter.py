@@ -10,12 +10,15 @@ A post is published in steps over saved state:
    append, finalize);
 2. media X processes (videos, GIFs) is read back (`STATUS`) until it succeeded, a
    scheduled step at a time;
-3. `POST /2/tweets` with the text and up to 4 media ids; `external_url` is
-   `https://x.com/{username}/status/{id}`.
+3. `POST /2/tweets` with the text and up to 4 media ids (and the post's options, on the
+   first post); `external_url` is `https://x.com/{username}/status/{id}`.
+A thread's further parts follow the same steps, each a reply to the part before it
+(`reply.in_reply_to_tweet_id`), then the first comment, a reply to the first post; the
+target is published, with the first post's permalink, once every part is out.
 
-Never twice: the post is the one call that must not be repeated blindly. A marker is saved
-before it; a step that finds the marker without the post's id reads the account's recent
-posts for the same text first, and sends again only when it is not there (X itself then
+Never twice: the post is the one call that must not be repeated blindly, for each part and
+the comment. A marker is saved before it; a step that finds the marker without the post's
+id reads the account's recent posts for the same text (and parent) first, and sends again only when it is not there (X itself then
 refuses a duplicate, which is taken as the sign that the first one went out). Uploads may
 be repeated: media nobody posts expires.
 """

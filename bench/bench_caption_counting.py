@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time
 
-from fanout.platforms.text import threads_length, x_weighted_length
+from fanout.platforms.threads.text import threads_length
+from fanout.platforms.x.text import x_weighted_length
 
 CASES = {
     "dotted words, 50k chars (twitter-text's slow case)": ("a." * 126 + "-.com ") * 190,

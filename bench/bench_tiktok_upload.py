@@ -60,7 +60,7 @@ def publish(base_url: str, hosts: str, token: str, path: str) -> dict:
     from fanout.settings import Settings
 
     now = [dt.datetime(2026, 11, 22, 10, 0)]
-    settings = dataclasses.replace(Settings.from_env({}), tiktok_upload_method="file")
+    settings = Settings.from_env({}).with_platform("tiktok", upload_method="file")
     step = Step(PlatformHttp(parse_hosts(hosts), timeout=(5.0, 120.0)),
                 Outbound(resolve=lambda host: [], insecure=True, deadline=600), settings, lambda: now[0])
     job = Job(target_id="tgt_bench", platform="tiktok", user_id="-000emuTikTokOpenId0001", username="emu_tiktok",

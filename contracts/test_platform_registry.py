@@ -5,6 +5,7 @@ connect pages, the rules, the emulators and the tests' parametrisation
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -16,6 +17,8 @@ from fanout import settings as settings_module
 from fanout.platforms import NAMES, PLATFORMS, REGISTRY
 from fanout.platforms import RULES
 from fanout.settings import Settings
+
+from .platform_enums import SPEC as SPEC_PATH, render_event_schema, render_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -59,6 +62,13 @@ def test_every_enum_of_the_spec_that_lists_platforms_lists_the_registry():
     assert sorted(r["not"]["properties"]["platforms"]["items"]["not"]["enum"][0] for r in rules) == sorted(PLATFORMS)
 
 
+def test_the_platform_lists_are_what_the_generator_writes_from_the_registry():
+    # After adding a package: `python -m contracts.platform_enums` (docs/adding-a-platform.md).
+    assert render_spec(SPEC_PATH.read_text()) == SPEC_PATH.read_text()
+    for path in EVENTS:
+        assert render_event_schema(path.read_text()) == path.read_text(), path.name
+
+
 def test_the_accounts_by_platform_schema_has_one_property_per_platform():
     assert sorted(SCHEMAS["AccountsByPlatform"]["properties"]) == sorted(PLATFORMS)
 
@@ -74,13 +84,18 @@ def test_the_rules_are_the_registrys():
     assert all(p.rules is RULES[name] and p.rules.platform == name for name, p in REGISTRY.items())
 
 
-def test_the_settings_read_are_the_ones_the_registry_declares():
+def test_a_platforms_own_settings_are_read_by_its_package_alone():
     source = Path(settings_module.__file__).read_text()
     read = set(re.findall(r'"(FANOUT_[A-Z0-9_]+)"', source))
     for name, platform in REGISTRY.items():
-        declared = {s.name for s in platform.settings}
-        assert declared <= read, name
-        assert {n for n in read if n.startswith(platform.env_prefix)} <= declared, name
+        assert not {s.name for s in platform.settings} & read, name
+        assert not {n for n in read if n.startswith(platform.env_prefix)}, name
+
+
+def test_each_setting_fills_one_field_of_its_platforms_settings():
+    for name, platform in REGISTRY.items():
+        fields = sorted(f.name for f in dataclasses.fields(platform.config))
+        assert sorted(s.field for s in platform.settings) == fields, name
 
 
 def test_each_declared_default_is_the_default_the_settings_apply():

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .platforms.base import Part
-from .platforms.rules import caption_problem, comment_problem, media_problem as platform_media_problem, rules_of
+from .platforms.rules import PlatformRules
 from .target_errors import CAPTION
 
 
@@ -91,32 +91,32 @@ def content_for(caption: str, media: list[Mapping[str, str]], overrides: Mapping
     )
 
 
-def media_problem(platform: str, content: Content) -> str | None:
-    """Why `platform` cannot take this content's media (the post's or a part's), as far as
+def media_problem(rules: PlatformRules, content: Content) -> str | None:
+    """Why the platform of `rules` cannot take this content's media (the post's or a part's), as far as
     the request alone shows: 422 `unsupported_media_for_platform` at upload. `content` is
     a Content, or a Job (fanout/platforms/base.py), which carries the same fields."""
-    problem = platform_media_problem(platform, list(content.media))
+    problem = rules.media_problem(list(content.media))
     if problem:
         return problem
     for index, part in enumerate(content.thread):
-        if part.media and (problem := platform_media_problem(platform, list(part.media))):
-            return problem.replace(f"{platform}: ", f"{platform}: thread[{index}].", 1)
+        if part.media and (problem := rules.media_problem(list(part.media))):
+            return problem.replace(f"{rules.platform}: ", f"{rules.platform}: thread[{index}].", 1)
     return None
 
 
-def target_problems(platform: str, content: Content) -> list[Problem]:
-    """Every problem that fails `platform`'s targets before any call, in the order they are
+def target_problems(rules: PlatformRules, content: Content) -> list[Problem]:
+    """Every problem that fails the targets of the platform of `rules` before any call, in the order they are
     reported: the caption, each thread part, the first comment, the options. `content` is
     a Content, or a Job (fanout/platforms/base.py), which carries the same fields."""
     found = []
-    if problem := caption_problem(platform, content.caption):
+    if problem := rules.caption_problem(content.caption):
         found.append(Problem(CAPTION, problem))
     for index, part in enumerate(content.thread):
-        if problem := caption_problem(platform, part.caption, f"thread[{index}].caption"):
+        if problem := rules.caption_problem(part.caption, f"thread[{index}].caption"):
             found.append(Problem(CAPTION, problem))
-    if content.first_comment is not None and (problem := comment_problem(platform, content.first_comment)):
+    if content.first_comment is not None and (problem := rules.comment_problem(content.first_comment)):
         found.append(Problem(CAPTION, problem))
-    check = rules_of(platform).options_problem
+    check = rules.options_problem
     if content.options and check is not None and (problem := check(content.options, content.media)):
         found.append(Problem(*problem))
     return found

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 from urllib.parse import SplitResult, urlsplit
 
-from .platforms import REGISTRY
+from .platforms import REGISTRY, Platform
 from .platforms.base import App
 from .platforms.http import parse_hosts
 
@@ -54,21 +53,13 @@ class Settings:
     platform_apps: Mapping[str, App] = field(default_factory=dict)
     # FANOUT_PLATFORM_HOSTS: real platform host -> base URL calls to it go to (emulators).
     platform_hosts: Mapping[str, str] = field(default_factory=dict)
-    # Seconds a Threads container may take to be ready before the target fails container_expired.
-    threads_container_window: int = 300
-    # The same for Instagram, whose containers live 24 hours.
-    instagram_container_window: int = 86400
-    # The version of Instagram's Graph API the adapter calls (`v25.0`): FANOUT_GRAPH_API_VERSION.
-    graph_api_version: str = "v25.0"
-    # TikTok (README "TikTok"): the privacy level posts ask for (None: the most public the
-    # creator offers), the media hosts or URL prefixes verified with TikTok for PULL_FROM_URL,
-    # and how videos go: auto (pull from a verified host, else upload), pull, or file.
-    tiktok_privacy_level: str | None = None
-    tiktok_verified_domains: tuple[str, ...] = ()
-    tiktok_upload_method: str = "auto"
+    # Each platform's own settings object (its package's settings.py), by name: what
+    # `of` answers.
+    platform_settings: Mapping[str, Any] = field(default_factory=lambda: _platform_settings({}, REGISTRY))
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None,
+                 platforms: Mapping[str, Platform] = REGISTRY) -> "Settings":
         env = os.environ if environ is None else environ
         data_dir = Path(env.get("FANOUT_DATA_DIR") or "./var").expanduser().resolve()
         base_url = _http_url("FANOUT_BASE_URL", env.get("FANOUT_BASE_URL") or "http://127.0.0.1:8000")
@@ -91,15 +82,9 @@ class Settings:
             log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),
             **_heartbeat(env.get("FANOUT_HEARTBEAT_INTERVAL", ""), env.get("FANOUT_HEARTBEAT_STALE", "")),
             metrics_token=_metrics_token(env.get("FANOUT_METRICS_TOKEN", "")),
-            platform_apps=_platform_apps(env),
+            platform_apps=_platform_apps(env, platforms),
             platform_hosts=_platform_hosts(env.get("FANOUT_PLATFORM_HOSTS", "")),
-            threads_container_window=_whole_number(
-                "FANOUT_THREADS_CONTAINER_WINDOW", env.get("FANOUT_THREADS_CONTAINER_WINDOW", ""), 300, "seconds", 86400),
-            instagram_container_window=_whole_number(
-                "FANOUT_INSTAGRAM_CONTAINER_WINDOW", env.get("FANOUT_INSTAGRAM_CONTAINER_WINDOW", ""), 86400, "seconds",
-                86400),
-            graph_api_version=_graph_api_version(env.get("FANOUT_GRAPH_API_VERSION", "")),
-            **_tiktok(env),
+            platform_settings=_platform_settings(env, platforms),
         )
 
     @property
@@ -107,6 +92,15 @@ class Settings:
         """The database, the queue and the rate-limit store are files on this machine (the
         embedded default): a statement costs microseconds, with no network round trip."""
         return all(url.startswith("sqlite") for url in (self.database_url, self.queue_url, self.limiter_url))
+
+    def of(self, platform: str) -> Any:
+        """`platform`'s own settings (fanout/platforms/<name>/settings.py)."""
+        return self.platform_settings[platform]
+
+    def with_platform(self, platform: str, **changes) -> "Settings":
+        """These settings with some of `platform`'s own changed."""
+        changed = replace(self.of(platform), **changes)
+        return replace(self, platform_settings={**self.platform_settings, platform: changed})
 
     def with_base_url(self, base_url: str, connect_url: str | None = None) -> "Settings":
         return replace(self, base_url=base_url.rstrip("/"), connect_url=(connect_url or base_url).rstrip("/"))
@@ -147,16 +141,6 @@ def _whole_number(name: str, value: str, default: int, what: str, most: int = 10
     return int(text)
 
 
-def _graph_api_version(value: str) -> str:
-    """`v25.0`: the path segment Graph versions are called by."""
-    text = value.strip()
-    if not text:
-        return Settings.graph_api_version
-    if not re.fullmatch(r"v[0-9]{1,3}\.[0-9]{1,3}", text):
-        raise SettingsError(f"FANOUT_GRAPH_API_VERSION must be a Graph API version such as v25.0, not {value!r}")
-    return text
-
-
 def _heartbeat(interval_value: str, stale_value: str) -> dict:
     """The heartbeat interval and staleness; stale defaults to three intervals and must exceed one."""
     interval = _whole_number("FANOUT_HEARTBEAT_INTERVAL", interval_value, 10, "seconds", 3600)
@@ -185,10 +169,10 @@ def _metrics_token(value: str) -> str | None:
     return value
 
 
-def _platform_apps(env: Mapping[str, str]) -> dict[str, App]:
+def _platform_apps(env: Mapping[str, str], platforms: Mapping[str, Platform]) -> dict[str, App]:
     """Each platform's app, when both its client id and secret are set; one alone is an error."""
     apps = {}
-    for name, platform in REGISTRY.items():
+    for name, platform in platforms.items():
         id_name, secret_name = platform.env_prefix + "CLIENT_ID", platform.env_prefix + "CLIENT_SECRET"
         client_id, secret = env.get(id_name, "").strip(), env.get(secret_name, "").strip()
         if bool(client_id) != bool(secret):
@@ -199,28 +183,12 @@ def _platform_apps(env: Mapping[str, str]) -> dict[str, App]:
     return apps
 
 
-TIKTOK_PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
-TIKTOK_UPLOAD_METHODS = ("auto", "pull", "file")
-
-
-def _tiktok(env: Mapping[str, str]) -> dict:
-    privacy = env.get("FANOUT_TIKTOK_PRIVACY_LEVEL", "").strip().upper() or None
-    if privacy is not None and privacy not in TIKTOK_PRIVACY_LEVELS:
-        raise SettingsError(f"FANOUT_TIKTOK_PRIVACY_LEVEL must be one of {', '.join(TIKTOK_PRIVACY_LEVELS)}, "
-                            f"not {env['FANOUT_TIKTOK_PRIVACY_LEVEL']!r}")
-    method = env.get("FANOUT_TIKTOK_UPLOAD_METHOD", "").strip().lower() or "auto"
-    if method not in TIKTOK_UPLOAD_METHODS:
-        raise SettingsError(f"FANOUT_TIKTOK_UPLOAD_METHOD must be auto, pull or file, not "
-                            f"{env['FANOUT_TIKTOK_UPLOAD_METHOD']!r}")
-    verified = []
-    for entry in filter(None, (e.strip() for e in env.get("FANOUT_TIKTOK_VERIFIED_DOMAINS", "").split(","))):
-        # A domain (media.example.com) or a URL prefix (https://cdn.example.com/videos/).
-        parts = urlsplit(entry if "://" in entry else f"https://{entry}")
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-            raise SettingsError(f"FANOUT_TIKTOK_VERIFIED_DOMAINS: {entry!r} is neither a domain nor a URL prefix")
-        verified.append(entry.lower() if "://" not in entry else entry)
-    return {"tiktok_privacy_level": privacy, "tiktok_upload_method": method,
-            "tiktok_verified_domains": tuple(verified)}
+def _platform_settings(env: Mapping[str, str], platforms: Mapping[str, Platform]) -> dict[str, Any]:
+    """Each platform's own settings, read as its package says (Platform.read_settings)."""
+    try:
+        return {name: platform.read_settings(env) for name, platform in platforms.items()}
+    except ValueError as e:
+        raise SettingsError(str(e)) from None
 
 
 def _platform_hosts(value: str) -> dict[str, str]:

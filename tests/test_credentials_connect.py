@@ -10,11 +10,13 @@ from urllib.parse import urlsplit
 import pytest
 from peewee import sort_models
 
-from fanout.models import MODELS, Account, ConnectSession, db
+from fanout.models import MODELS, Account, ConnectSession, Target, db
 from fanout.models.account import connect_account
 from fanout.models.connect_session import SIGN_IN_TRIES
+from fanout.models.upload import Draft, create_post
 from fanout.models.workspace import create_workspace
 from fanout.problems import PlanLimitExceeded
+from fanout.tasks import publishing
 
 from .testsky_world import (  # noqa: F401 (fixtures)
     APP_PASSWORD, DID, IDENTIFIER, live, platforms, port, settings, sky, sky_link, sky_server,
@@ -277,3 +279,32 @@ def test_a_browser_is_sent_on_to_the_clients_redirect_url_after_the_form(page, l
     page.wait_for_load_state()
     assert page.locator("h1").inner_text() == "Back in the app"
     assert query_of(page.url)["status"] == "connected"
+
+
+# --- publishing: the engine takes a platform from the runtime's, not from the registry --------
+
+
+def publish_to_testsky(client, rt, link, workspace, caption: str):
+    """A live post to the TestSky account `link` connects, published by the engine."""
+    account_id = query_of(send(client, link).headers["location"])["account_id"]
+    draft = Draft(caption=caption, media=[], sandbox=False, simulate_error=None, account_ids=[account_id],
+                  platforms=None, accounts={})
+    with db.connection_context():
+        _, [target] = create_post(rt, workspace.id, draft)
+    publishing.publish_target(rt, target.id)
+    with db.connection_context():
+        return Target.get_by_id(target.id)
+
+
+def test_a_credentials_platform_publishes_with_the_tokens_its_form_got(client, rt, link, sky, workspace):
+    target = publish_to_testsky(client, rt, link, workspace, "hello from the form")
+    assert target.status == "published"
+    [(uri, record)] = sky.records.items()
+    assert record["text"] == "hello from the form"
+    assert target.external_url.endswith("/post/" + uri.rsplit("/", 1)[1])
+
+
+def test_a_credentials_platforms_caption_is_held_to_its_own_rules(client, rt, link, sky, workspace):
+    target = publish_to_testsky(client, rt, link, workspace, "x" * 301)
+    assert (target.status, target.error_code) == ("failed", "caption_too_long")
+    assert "testsky allows 300" in target.error_message and not sky.records

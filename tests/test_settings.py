@@ -317,5 +317,5 @@ def test_a_platform_host_that_is_not_a_base_url_is_refused(value):
 
 
 def test_the_threads_container_window_defaults_to_300_seconds_and_can_be_set():
-    assert Settings.from_env({}).threads_container_window == 300
-    assert Settings.from_env({"FANOUT_THREADS_CONTAINER_WINDOW": "60"}).threads_container_window == 60
+    assert Settings.from_env({}).of("threads").container_window == 300
+    assert Settings.from_env({"FANOUT_THREADS_CONTAINER_WINDOW": "60"}).of("threads").container_window == 60

@@ -11,7 +11,7 @@ import pytest
 from fanout import connect_flow
 from fanout.models import db
 from fanout.platforms import REGISTRY, Platform
-from fanout.platforms.base import CREDENTIALS, AuthFailed, Field, Grant, SignInRefused, bearer
+from fanout.platforms.base import CREDENTIALS, AuthFailed, Field, Grant, SignInRefused, bearer, failed, published
 from fanout.media import MediaLimits
 from fanout.platforms.http import PlatformUnreachable, parse_hosts
 from fanout.platforms.rules import PlatformRules
@@ -57,12 +57,34 @@ class TestSkyAdapter:
             raise PlatformUnreachable(f"{HOSTS[0]} answered {answer.status}", sent=True)
         raise AuthFailed(f"{body.get('error')}: {body.get('message')}")
 
+    def publish(self, step, job):
+        """A text post, as a record whose key is saved before the call that creates it: a
+        replay reads the record back before creating anything."""
+        base, rkey = f"https://{HOSTS[0]}/xrpc", job.state.get("rkey")
+        where = {"repo": job.user_id, "collection": "app.bsky.feed.post"}
+        if rkey is not None:
+            if step.http.get(f"{base}/com.atproto.repo.getRecord", params={**where, "rkey": rkey}).status == 200:
+                return published(self.permalink(job, rkey))
+        else:
+            rkey = f"fo{job.target_id.lower()[-11:]}"
+            step.save({"rkey": rkey})
+        answer = step.http.post(f"{base}/com.atproto.repo.createRecord", headers=bearer(job.access_token), json_body={
+            **where, "rkey": rkey,
+            "record": {"$type": "app.bsky.feed.post", "text": job.caption, "createdAt": step.now().isoformat() + "Z"}})
+        if answer.status == 200:
+            return published(self.permalink(job, rkey))
+        body = answer.json()
+        code = "platform_auth_expired" if answer.status == 401 else "unknown_platform_error"
+        return failed(code, f"{body.get('error')}: {body.get('message')}")
 
-# Bluesky's text caps (300 graphemes, counted here as characters), and no media: TestSky
-# exists to connect, never to publish.
+    @staticmethod
+    def permalink(job, rkey: str) -> str:
+        return f"https://{HOSTS[0]}/profile/{job.username}/post/{rkey}"
+
+
+# Bluesky's text caps (300 graphemes, counted here as characters), and no media.
 RULES = PlatformRules(
-    platform="testsky", caption_limit=300, caption_length=len, caption_unit="", max_hashtags=None,
-    max_mentions=None, max_links=None, text_only=True, image_extensions=frozenset(),
+    platform="testsky", caption_limit=300, caption_length=len, caption_unit="", text_only=True, image_extensions=frozenset(),
     video_extensions=frozenset(), max_items=0, max_images=0, max_videos=0, mixed=False,
     media_limits=MediaLimits(platform="testsky", image_formats=frozenset(), video_formats=frozenset(),
                              image_max_bytes=0, video_max_bytes=0),

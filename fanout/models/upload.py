@@ -133,16 +133,18 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
     return destinations
 
 
-def check_content(destinations: list[Account], draft: Draft) -> None:
-    """Overrides only for the platforms the post reaches (400); each platform's media, the
-    post's or its override's and its thread's, as far as the request shows (422)."""
-    platforms = list(dict.fromkeys(a.platform for a in destinations))
+def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
+    """Overrides only for the platforms the post reaches (400); each platform's media (of
+    `platforms`, the runtime's), the post's or its override's and its thread's, as far as
+    the request shows (422)."""
+    reached = list(dict.fromkeys(a.platform for a in destinations))
     for platform in draft.overrides:
-        if platform not in platforms:
+        if platform not in reached:
             raise InvalidRequest(f"overrides names {platform}, which this post does not reach "
-                                 f"(its destinations are on {', '.join(platforms)})")
-    for platform in platforms:
-        problem = media_problem(platform, content_for(draft.caption, draft.media, draft.overrides, platform))
+                                 f"(its destinations are on {', '.join(reached)})")
+    for platform in reached:
+        content = content_for(draft.caption, draft.media, draft.overrides, platform)
+        problem = media_problem(platforms[platform].rules, content)
         if problem:
             raise UnsupportedMedia(problem)
 
@@ -154,7 +156,7 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
     with write_transaction():
         workspace = lock_workspace(workspace_id)
         destinations = resolve_destinations(workspace_id, draft)
-        check_content(destinations, draft)
+        check_content(rt.platforms, destinations, draft)
         caps.count_post(workspace, now)
         # The rows go in by statements compiled once (every upload writes them), made from
         # the instances answered, without reading them back.

@@ -178,6 +178,7 @@ class Step(Protocol):
     http: Any  # fanout.platforms.http.PlatformHttp: the platform's API, hosts rewritten
     outbound: Any  # fanout.outbound.client.Outbound: the guard for URLs clients choose (media)
     settings: Any  # fanout.settings.Settings
+    platform: Any  # fanout.platforms.description.Platform: the target's, from the runtime's platforms
 
     def now(self) -> _dt.datetime: ...
 

@@ -6,8 +6,10 @@ rules are held to the registry by contracts/test_platform_registry.py.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any, Callable, Mapping
 
 from .mapping import Rule
 from .rules import PlatformRules
@@ -15,11 +17,43 @@ from .rules import PlatformRules
 
 @dataclass(frozen=True)
 class Setting:
-    """One FANOUT_<P>_ environment variable of a platform, beyond its app's id and secret."""
+    """One environment variable of a platform, beyond its app's id and secret: it fills
+    `field` of the package's settings object with `parse` of its text (of `default`
+    when unset). `parse` raises ValueError saying what the text should be."""
 
     name: str
     default: str  # as an operator would write it; "" for unset
     meaning: str
+    field: str
+    parse: Callable[[str], Any] = str
+
+
+def whole_number(what: str, most: int) -> Callable[[str], int]:
+    """A parser of a whole number of `what` from 1 to `most`, in ASCII digits."""
+
+    def parse(text: str) -> int:
+        # Length first: int() of thousands of digits raises, and no setting needs 13 of them.
+        if not (text.isascii() and text.isdigit()) or len(text) > 13 or not 1 <= int(text) <= most:
+            raise ValueError(f"must be a whole number of {what}, from 1 to {most}, not {text!r}")
+        return int(text)
+
+    return parse
+
+
+def matching(pattern: str, example: str) -> Callable[[str], str]:
+    """A parser of text that matches `pattern` whole (described by `example`)."""
+
+    def parse(text: str) -> str:
+        if not re.fullmatch(pattern, text):
+            raise ValueError(f"must be {example}, not {text!r}")
+        return text
+
+    return parse
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """The settings object of a platform that has none beyond its app."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +65,9 @@ class Platform:
     # answers `platform_not_configured` and only sandbox accounts exist for it.
     adapter: ModuleType | None = None
     settings: tuple[Setting, ...] = ()
+    # The package's settings object (a frozen dataclass), whose fields `settings` fill:
+    # what its adapter reads as `step.settings.of(name)` (fanout/settings.py).
+    config: type = NoSettings
     hosts: tuple[str, ...] = ()  # the real hosts it calls, which FANOUT_PLATFORM_HOSTS may redirect
     errors: tuple[Rule, ...] = ()  # its error envelopes -> target error codes (fanout/platforms/mapping.py)
 
@@ -38,6 +75,18 @@ class Platform:
     def env_prefix(self) -> str:
         """FANOUT_<P>_: where this platform's app credentials are read from."""
         return f"FANOUT_{self.name.upper()}_"
+
+    def read_settings(self, env: Mapping[str, str]) -> Any:
+        """This platform's settings object from the environment; ValueError names the
+        variable that has a value the platform cannot run with."""
+        values = {}
+        for s in self.settings:
+            text = env.get(s.name, "").strip() or s.default
+            try:
+                values[s.field] = s.parse(text)
+            except ValueError as e:
+                raise ValueError(f"{s.name} {e}") from None
+        return self.config(**values)
 
     @property
     def setting_names(self) -> tuple[str, ...]:

@@ -14,8 +14,6 @@ from urllib.parse import unquote, urlsplit
 
 from ..media import MediaLimits
 
-from .text import hashtag_count, link_count, mention_count
-
 JPEG = frozenset({"jpg", "jpeg", "jpe", "jfif"})
 MP4 = frozenset({"mp4", "m4v"})  # .m4v is Apple's name for the same MPEG-4 Part 14 container
 MOV = frozenset({"mov"})
@@ -31,6 +29,25 @@ KNOWN_MEDIA = KNOWN_IMAGE | KNOWN_VIDEO | KNOWN_AUDIO
 
 
 @dataclass(frozen=True)
+class CountedCap:
+    """A cap on things counted in a caption (Instagram's 30 hashtags, Threads' 5 links)."""
+
+    limit: int
+    count: Callable[[str], int]
+    what: str  # the things counted, for messages ("hashtags")
+
+
+@dataclass(frozen=True)
+class TextCap:
+    """A text's caps: its length as the platform counts it, and what it may hold."""
+
+    limit: int
+    length: Callable[[str], int]
+    unit: str = ""  # how `length` counts, for messages
+    counted: tuple[CountedCap, ...] = ()
+
+
+@dataclass(frozen=True)
 class PlatformRules:
     """One platform's caption and media rules.
 
@@ -42,9 +59,6 @@ class PlatformRules:
     caption_limit: int
     caption_length: Callable[[str], int]
     caption_unit: str  # how `caption_length` counts, for messages ("" for plain characters)
-    max_hashtags: int | None
-    max_mentions: int | None
-    max_links: int | None  # distinct links in the caption
     text_only: bool  # may a post have no media at all
     image_extensions: frozenset[str]  # empty if the platform never takes images
     video_extensions: frozenset[str]
@@ -54,85 +68,78 @@ class PlatformRules:
     mixed: bool  # may one post carry images and videos together
     media_limits: MediaLimits  # what each file may be, known only once it is fetched
     image_noun: str = "image"  # the platform's own word, for messages (TikTok posts "photos")
+    counted: tuple[CountedCap, ...] = ()  # caps on what a caption holds, beyond its length
     # A first comment's caps, when the platform's comment is not a post of its own (a reply
     # on X and Threads is a post, under the caption's caps): Instagram's comments.
-    comment_cap: "TextCap | None" = None
+    comment_cap: TextCap | None = None
     # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
     # (target error code, message), or None: each package's rules.py (fanout/content.py).
-    options_problem: Callable[..., "tuple[str, str] | None"] | None = None
+    options_problem: Callable[..., tuple[str, str] | None] | None = None
 
     @property
-    def comment(self) -> "TextCap":
+    def caption(self) -> TextCap:
+        """What a caption (and a thread part's) may be."""
+        return TextCap(self.caption_limit, self.caption_length, self.caption_unit, self.counted)
+
+    @property
+    def comment(self) -> TextCap:
         """What a first comment may be."""
-        return self.comment_cap or TextCap(self.caption_limit, self.caption_length, self.caption_unit,
-                                           self.max_hashtags, self.max_mentions, self.max_links)
+        return self.comment_cap or self.caption
+
+    def caption_problem(self, caption: str, what: str = "caption") -> str | None:
+        """Why `caption` is over this platform's caps, or None if it is within them. `what`
+        names the text in the message (a thread part's: `thread[0].caption`)."""
+        return self.text_problem(caption, self.caption, what)
+
+    def comment_problem(self, comment: str) -> str | None:
+        """Why a first comment is over this platform's caps for one, or None."""
+        return self.text_problem(comment, self.comment, "first_comment", " in a comment")
+
+    def text_problem(self, text: str, cap: TextCap, what: str, where: str = "") -> str | None:
+        length = cap.length(text)
+        if length > cap.limit:
+            return f"{what} is {length} characters{cap.unit}; {self.platform} allows {cap.limit}{where}"
+        for counted in cap.counted:
+            if (found := counted.count(text)) > counted.limit:
+                return f"{what} has {found} {counted.what}; {self.platform} allows {counted.limit}{where}"
+        return None
+
+    def media_problem(self, media: list[dict] | None) -> str | None:
+        """Why this platform cannot take `media` ({"url", "type"} items), as far as the
+        request alone shows; None if nothing is wrong with it before fetching."""
+        platform = self.platform
+        if not media:
+            if self.text_only:
+                return None
+            return f"{platform}: a text-only post is not possible; {platform} needs {_choices(self)}"
+        for index, item in enumerate(media):
+            problem = _item_problem(self, item)
+            if problem:
+                return _at(platform, media, index, problem)
+        images = [i for i, item in enumerate(media) if item["type"] == "image"]
+        videos = [i for i, item in enumerate(media) if item["type"] == "video"]
+        if images and videos and not self.mixed:
+            first_other = next(i for i, item in enumerate(media) if item["type"] != media[0]["type"])
+            problem = f"{platform} does not mix images and videos in one post; it takes {_choices(self)}"
+            return _at(platform, media, first_other, problem)
+        for indices, cap, noun in ((images, self.max_images, self.image_noun), (videos, self.max_videos, "video")):
+            if len(indices) > cap:
+                return _at(platform, media, indices[cap], f"{platform} takes at most {_count(cap, noun)}")
+        if len(media) > self.max_items:
+            problem = f"{platform} takes at most {self.max_items} media items in one post"
+            return _at(platform, media, self.max_items, problem)
+        return None
 
 
-@dataclass(frozen=True)
-class TextCap:
-    """A text's caps: its length as the platform counts it, and what it may hold."""
-
-    limit: int
-    length: Callable[[str], int]
-    unit: str = ""
-    max_hashtags: int | None = None
-    max_mentions: int | None = None
-    max_links: int | None = None
-
-
-def caption_problem(platform: str, caption: str, what: str = "caption") -> str | None:
-    """Why `caption` is over `platform`'s caps, or None if it is within them. `what` names
-    the text in the message (a thread part's caption: `thread[0].caption`)."""
-    rules = rules_of(platform)
-    cap = TextCap(rules.caption_limit, rules.caption_length, rules.caption_unit, rules.max_hashtags,
-                  rules.max_mentions, rules.max_links)
-    return text_problem(platform, caption, cap, what)
-
-
-def comment_problem(platform: str, comment: str) -> str | None:
-    """Why a first comment is over `platform`'s caps for one, or None."""
-    return text_problem(platform, comment, rules_of(platform).comment, "first_comment", " in a comment")
-
-
-def text_problem(platform: str, text: str, cap: TextCap, what: str, where: str = "") -> str | None:
-    length = cap.length(text)
-    if length > cap.limit:
-        return f"{what} is {length} characters{cap.unit}; {platform} allows {cap.limit}{where}"
-    for most, count, noun in (
-        (cap.max_hashtags, hashtag_count, "hashtags"),
-        (cap.max_mentions, mention_count, "@mentions"),
-        (cap.max_links, link_count, "distinct links"),
-    ):
-        if most is not None and (found := count(text)) > most:
-            return f"{what} has {found} {noun}; {platform} allows {most}{where}"
-    return None
+def caption_problem(platform: str, caption: str) -> str | None:
+    """Why `caption` is over the caps of `platform` (a name of the registry), or None."""
+    return rules_of(platform).caption_problem(caption)
 
 
 def media_problem(platform: str, media: list[dict] | None) -> str | None:
-    """Why `platform` cannot take `media` ({"url", "type"} items), as far as the request
+    """Why `platform` (a name of the registry) cannot take `media`, as far as the request
     alone shows; None if nothing is wrong with it before fetching."""
-    rules = rules_of(platform)
-    if not media:
-        if rules.text_only:
-            return None
-        return f"{platform}: a text-only post is not possible; {platform} needs {_choices(rules)}"
-    for index, item in enumerate(media):
-        problem = _item_problem(rules, item)
-        if problem:
-            return _at(platform, media, index, problem)
-    images = [i for i, item in enumerate(media) if item["type"] == "image"]
-    videos = [i for i, item in enumerate(media) if item["type"] == "video"]
-    if images and videos and not rules.mixed:
-        first_other = next(i for i, item in enumerate(media) if item["type"] != media[0]["type"])
-        problem = f"{platform} does not mix images and videos in one post; it takes {_choices(rules)}"
-        return _at(platform, media, first_other, problem)
-    for indices, cap, noun in ((images, rules.max_images, rules.image_noun), (videos, rules.max_videos, "video")):
-        if len(indices) > cap:
-            return _at(platform, media, indices[cap], f"{platform} takes at most {_count(cap, noun)}")
-    if len(media) > rules.max_items:
-        problem = f"{platform} takes at most {rules.max_items} media items in one post"
-        return _at(platform, media, rules.max_items, problem)
-    return None
+    return rules_of(platform).media_problem(media)
 
 
 def url_extension(url: str) -> str | None:

@@ -34,10 +34,10 @@ def publish(step: Step, job: Job) -> Result:
     if "container" not in job.state:
         if job.simulate_error:
             return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
-        problems = target_problems(platform, job)
+        problems = target_problems(step.platform.rules, job)
         if problems:
             return failed(problems[0].code, problems[0].message)
-        problem = media_problem(platform, job)
+        problem = media_problem(step.platform.rules, job)
         if problem:
             return failed(MEDIA, problem)
         # Saved before the (simulated) creating call, as a live adapter must; the container

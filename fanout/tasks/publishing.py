@@ -22,9 +22,10 @@ from ..models.deliveries import due
 from ..models.lifecycle import (
     claim, due_checks, park, published_in_workspace, published_since, reclaim_expired, resolve, save_state, waiting,
 )
-from ..platforms import REGISTRY, sandbox
+from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
 from ..content import target_problems
+from ..platforms.setup import live_setup
 from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
@@ -49,6 +50,7 @@ class Run:
         self.rt = rt
         self.target = target
         self.workspace_id = workspace_id
+        self.platform = rt.platforms[target.platform]
         self.http = rt.platform_http
         self.outbound = rt.media_outbound  # what adapters fetch media with
         self.settings = rt.settings
@@ -115,9 +117,9 @@ def _unexpected(run: Run, target, state, error: Exception) -> Retry:
     kind = type(error).__name__
     if state.get("_crash") != kind:
         log.error("target %s: unexpected %s in its %s step; retried at most %d times", target.id, kind,
-                  REGISTRY[target.platform].title, MAX_RETRIES, exc_info=error)
+                  run.platform.title, MAX_RETRIES, exc_info=error)
     latest = run.saved if run.saved is not None else state
-    reason = (f"an unexpected error ({kind}) in this server's {REGISTRY[target.platform].title} step; "
+    reason = (f"an unexpected error ({kind}) in this server's {run.platform.title} step; "
               f"its log has the details under target {target.id}")
     return Retry(after=run.now() + _dt.timedelta(seconds=RETRY_BASE), state={**latest, "_crash": kind},
                  reason=reason)
@@ -132,12 +134,12 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
         return failed(AUTH, f"the account is {account.status}; reconnect it")
     if post.sandbox:
         return sandbox.publish(run, _job(rt, post, target, account, state, 0))
-    platform = REGISTRY[target.platform]
-    if target.platform not in rt.settings.platform_apps:
+    platform = run.platform
+    if live_setup(rt, target.platform) is None:
         return failed(UNKNOWN, f"publishing to {platform.title} is not configured on this server "
                       f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)")
     if not state:
-        problem = _preflight(rt, post, target)
+        problem = _preflight(rt, platform, post, target)
         if problem is not None:
             return problem
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
@@ -156,22 +158,22 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     return platform.adapter.publish(run, _job(rt, post, target, account, latest, recent))
 
 
-def _preflight(rt, post, target) -> Done | None:
+def _preflight(rt, platform, post, target) -> Done | None:
     """The rules every live target meets before its platform is called, on the content it
     publishes (fanout/content.py): the caps of its caption, thread parts and first comment,
     its options, then the media of every part as fetched (real type, size, dimensions,
     duration), unless the adapter fetches it itself."""
     content = post.content_for(target.platform)
-    problems = target_problems(target.platform, content)
+    problems = target_problems(platform.rules, content)
     if problems:
         return failed(problems[0].code, problems[0].message)
     # Imported here: Pillow and mutagen load only in the processes that publish, not in
     # every API process and command that imports the tasks.
     from ..outbound.media_fetch import MediaProblem, inspect
 
-    if getattr(REGISTRY[target.platform].adapter, "UPLOADS_MEDIA", False):
+    if getattr(platform.adapter, "UPLOADS_MEDIA", False):
         return None  # the adapter fetches each file once, checking it the same way, to upload it
-    limits = REGISTRY[target.platform].rules.media_limits
+    limits = platform.rules.media_limits
     for number, part in enumerate((content, *content.thread)):
         where = f"thread[{number - 1}]." if number else ""
         for index, item in enumerate(part.media):

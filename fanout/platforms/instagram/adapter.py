@@ -148,14 +148,14 @@ def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
 
 
 def api(settings) -> str:
-    return f"{GRAPH}/{settings.graph_api_version}"
+    return f"{GRAPH}/{settings.of('instagram').graph_api_version}"
 
 
 # --- publishing --------------------------------------------------------------------------
 
 def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (fanout/platforms/graph.py has the sequence)."""
-    window = _dt.timedelta(seconds=step.settings.instagram_container_window)
+    window = _dt.timedelta(seconds=step.settings.of("instagram").container_window)
     return _Instagram(step, job, api(step.settings), window).run()
 
 

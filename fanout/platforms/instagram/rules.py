@@ -4,8 +4,8 @@ from fractions import Fraction
 
 from ...media import MB, MediaLimits
 from ...target_errors import OPTION
-from ..rules import JPEG, MOV, MP4, PlatformRules, TextCap
-from ..text import instagram_length
+from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules, TextCap
+from .text import hashtag_count, instagram_length, link_count, mention_count
 
 # A Reel's options (openapi.yaml, `InstagramOptions`): Instagram takes them on a Reel's
 # container only.
@@ -35,17 +35,16 @@ RULES = PlatformRules(
     caption_limit=2200,
     caption_length=instagram_length,
     caption_unit="",
-    max_hashtags=30,
-    max_mentions=20,
-    max_links=None,
+    counted=(CountedCap(30, hashtag_count, "hashtags"), CountedCap(20, mention_count, "@mentions")),
     text_only=False,
-    # "JPEG is the only image format supported" (MPO and JPS named as not supported);
-    # Reels: "MOV or MP4".
     # Comments through the API: "cannot exceed 300 characters", "no more than 4 hashtags",
     # "no more than 1 URL" (Instagram's API rules for comments [S]; the Graph API reference
     # states none): counted as captions are.
-    comment_cap=TextCap(300, instagram_length, "", max_hashtags=4, max_links=1),
+    comment_cap=TextCap(300, instagram_length, "", (CountedCap(4, hashtag_count, "hashtags"),
+                                                    CountedCap(1, link_count, "distinct links"))),
     options_problem=options_problem,
+    # "JPEG is the only image format supported" (MPO and JPS named as not supported);
+    # Reels: "MOV or MP4".
     image_extensions=JPEG,
     video_extensions=MP4 | MOV,
     # A single image or Reel, or a carousel of 2-10 "images and/or videos".

@@ -3,7 +3,7 @@ from ..description import Platform
 from . import adapter
 from .errors import MAPPING
 from .rules import RULES
-from .settings import SETTINGS
+from .settings import SETTINGS, ThreadsSettings
 
-PLATFORM = Platform("threads", "Threads", RULES, adapter=adapter, settings=SETTINGS, hosts=adapter.HOSTS,
+PLATFORM = Platform("threads", "Threads", RULES, adapter=adapter, settings=SETTINGS, config=ThreadsSettings, hosts=adapter.HOSTS,
                     errors=MAPPING)

@@ -101,7 +101,7 @@ def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
 
 def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (fanout/platforms/graph.py has the sequence)."""
-    window = _dt.timedelta(seconds=step.settings.threads_container_window)
+    window = _dt.timedelta(seconds=step.settings.of("threads").container_window)
     return _Threads(step, job, API, window).run()
 
 

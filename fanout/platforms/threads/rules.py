@@ -3,17 +3,16 @@
 from fractions import Fraction
 
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MOV, MP4, PlatformRules
-from ..text import threads_length
+from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules
+from .text import link_count, threads_length
 
 RULES = PlatformRules(
     platform="threads",
     caption_limit=500,
     caption_length=threads_length,
     caption_unit=" (an emoji counts its UTF-8 bytes)",
-    max_hashtags=None,
-    max_mentions=None,
-    max_links=5,  # docs/platforms.md#threads: "at most 5 unique links" [C]
+    # docs/platforms.md#threads: "at most 5 unique links" [C]
+    counted=(CountedCap(5, link_count, "distinct links"),),
     text_only=True,
     image_extensions=JPEG | {"png"},  # docs/platforms.md#threads: "JPEG and PNG"
     video_extensions=MP4 | MOV,  # "MOV/MP4"

@@ -1,8 +1,19 @@
-"""Threads's settings beyond its app's id and secret: names and defaults (parsed by fanout/settings.py,
-documented in the README's settings table; contracts/test_platform_registry.py holds the three together)."""
-from ..description import Setting
+"""Threads's settings beyond its app's id and secret: names, defaults and how each is read
+(documented in the README's settings table; contracts/test_platform_registry.py holds them
+together)."""
+from dataclasses import dataclass
+
+from ..description import Setting, whole_number
+
+
+@dataclass(frozen=True)
+class ThreadsSettings:
+    # Seconds a container may take to be ready before its target fails container_expired.
+    container_window: int = 300
+
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("FANOUT_THREADS_CONTAINER_WINDOW", "300",
-            "seconds a container may take to be ready before its target fails"),
+            "seconds a container may take to be ready before its target fails",
+            "container_window", whole_number("seconds", 86400)),
 )

@@ -3,7 +3,7 @@ from ..description import Platform
 from . import adapter
 from .errors import MAPPING
 from .rules import RULES
-from .settings import SETTINGS
+from .settings import SETTINGS, TiktokSettings
 
-PLATFORM = Platform("tiktok", "TikTok", RULES, adapter=adapter, settings=SETTINGS, hosts=adapter.HOSTS,
+PLATFORM = Platform("tiktok", "TikTok", RULES, adapter=adapter, settings=SETTINGS, config=TiktokSettings, hosts=adapter.HOSTS,
                     errors=MAPPING)

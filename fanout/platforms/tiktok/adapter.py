@@ -284,8 +284,8 @@ class _Posting(Steps):
         if photos:
             return self.start_photos(photos)
         [video] = self.job.media
-        method = self.settings.tiktok_upload_method
-        if method == "pull" or (method == "auto" and verified(video["url"], self.settings.tiktok_verified_domains)):
+        method = self.settings.of("tiktok").upload_method
+        if method == "pull" or (method == "auto" and verified(video["url"], self.settings.of("tiktok").verified_domains)):
             info = self.inspect(video, 0)
             creator = self.creator_info()
             self.check_duration(info, creator)
@@ -395,7 +395,7 @@ class _Posting(Steps):
         if chosen is not None and chosen not in options:
             raise Stop(failed(OPTION, f"options.privacy_level is {chosen}, which TikTok does not offer this creator; "
                                       f"it offers {offered}"))
-        wanted = chosen or self.settings.tiktok_privacy_level
+        wanted = chosen or self.settings.of("tiktok").privacy_level
         if wanted is not None and wanted not in options:
             raise Stop(failed(UNKNOWN, f"FANOUT_TIKTOK_PRIVACY_LEVEL is {wanted}, which this creator does not "
                                         f"offer; TikTok offers {offered}"))

@@ -35,9 +35,6 @@ RULES = PlatformRules(
     caption_limit=2200,
     caption_length=utf16_len,
     caption_unit=" in UTF-16 code units",
-    max_hashtags=None,
-    max_mentions=None,
-    max_links=None,
     text_only=False,
     options_problem=options_problem,
     # photos "JPEG or WEBP (PNG not accepted on photo posts)" [S];

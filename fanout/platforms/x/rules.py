@@ -2,7 +2,7 @@
 `PlatformRules`."""
 from ...media import MB, VIDEO_FORMATS, MediaLimits
 from ..rules import JPEG, KNOWN_VIDEO, PlatformRules
-from ..text import x_weighted_length
+from .text import x_weighted_length
 
 RULES = PlatformRules(
     platform="x",
@@ -11,9 +11,6 @@ RULES = PlatformRules(
     caption_limit=280,
     caption_length=x_weighted_length,
     caption_unit=" as X counts them (a URL 23, CJK and emoji 2)",
-    max_hashtags=None,
-    max_mentions=None,
-    max_links=None,
     text_only=True,
     # "JPG, PNG, GIF, WEBP".
     image_extensions=JPEG | {"png", "gif", "webp"},

@@ -1,5 +1,5 @@
-"""X's settings beyond its app's id and secret: names and defaults (parsed by fanout/settings.py,
-documented in the README's settings table; contracts/test_platform_registry.py holds the three together)."""
+"""X's settings beyond its app's id and secret: none (contracts/test_platform_registry.py
+holds the package, the README's settings table and fanout/settings.py together)."""
 from ..description import Setting
 
 SETTINGS: tuple[Setting, ...] = ()  # only the app's FANOUT_X_CLIENT_ID and _SECRET

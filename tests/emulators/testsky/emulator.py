@@ -14,9 +14,17 @@ answers 400 `{"error": "ExpiredToken", "message": "Token has been revoked"}` aft
 
 Only app passwords sign in: a main password answers 401 `AuthFactorTokenRequired`, as
 Bluesky does for a main password with email 2FA.
+
+Posts are records, as on Bluesky's PDS: `POST /xrpc/com.atproto.repo.createRecord` with the
+access token, `{"repo": <did>, "collection": "app.bsky.feed.post", "rkey"?, "record":
+{"$type", "text", "createdAt"}}`, answers 200 `{"uri": "at://<did>/<collection>/<rkey>",
+"cid"}`; a record key already taken answers 400 `InvalidRequest`; an unknown or expired
+access token 401 `ExpiredToken`. `GET /xrpc/com.atproto.repo.getRecord?repo=&collection=&rkey=`
+answers 200 `{"uri", "cid", "value"}` or 400 `RecordNotFound`.
 """
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass, field
 
@@ -26,6 +34,8 @@ from ..wire import Request, Response
 HOSTS = ("api.testsky.example",)
 CREATE_SESSION = "/xrpc/com.atproto.server.createSession"
 REFRESH_SESSION = "/xrpc/com.atproto.server.refreshSession"
+CREATE_RECORD = "/xrpc/com.atproto.repo.createRecord"
+GET_RECORD = "/xrpc/com.atproto.repo.getRecord"
 
 
 @dataclass
@@ -50,15 +60,19 @@ class TestSkyEmulator(EmulatorServer):
         self.accounts: list[SkyAccount] = []
         self.sessions: dict[str, str] = {}  # access token: did
         self.refresh_tokens: dict[str, str] = {}  # refresh token not yet rotated: did
+        self.records: dict[str, dict] = {}  # at:// URI: the record, in the order created
         self._reset_state()
         self.route("POST", CREATE_SESSION, self.create_session)
         self.route("POST", REFRESH_SESSION, self.refresh_session)
+        self.route("POST", CREATE_RECORD, self.create_record)
+        self.route("GET", GET_RECORD, self.get_record)
 
     def _reset_state(self) -> None:
         self.accounts = [SkyAccount("did:plc:testsky0000000000000001", "alice.testsky.example", "alice@example.com",
                                     app_passwords=["abcd-efgh-ijkl-mnop"], main_password="alice-main-password")]
         self.sessions = {}
         self.refresh_tokens = {}
+        self.records = {}
 
     def add_account(self, handle: str, app_password: str) -> SkyAccount:
         with self.lock:
@@ -98,3 +112,32 @@ class TestSkyEmulator(EmulatorServer):
         self.sessions[access], self.refresh_tokens[refresh] = account.did, account.did
         return Response.json(200, {"accessJwt": access, "refreshJwt": refresh, "handle": account.handle,
                                    "did": account.did, "active": True})
+
+    def create_record(self, request: Request) -> Response:
+        body = request.json if isinstance(request.json, dict) else {}
+        with self.lock:
+            did = self.sessions.get(request.bearer() or "")
+            if did is None:
+                return xrpc_error(401, "ExpiredToken", "Token has expired")
+            repo, collection, record = body.get("repo"), body.get("collection"), body.get("record")
+            if repo != did or not isinstance(collection, str) or not isinstance(record, dict):
+                return xrpc_error(400, "InvalidRequest", "Input must have the properties \"repo\", \"collection\" and \"record\"")
+            rkey = body.get("rkey") or secrets.token_hex(7)
+            uri = f"at://{did}/{collection}/{rkey}"
+            if uri in self.records:
+                return xrpc_error(400, "InvalidRequest", f"Record already exists: {uri}")
+            self.records[uri] = record
+            return Response.json(200, {"uri": uri, "cid": cid_of(record)})
+
+    def get_record(self, request: Request) -> Response:
+        query = request.query
+        uri = f"at://{query.get('repo')}/{query.get('collection')}/{query.get('rkey')}"
+        with self.lock:
+            record = self.records.get(uri)
+        if record is None:
+            return xrpc_error(400, "RecordNotFound", f"Could not locate record: {uri}")
+        return Response.json(200, {"uri": uri, "cid": cid_of(record), "value": record})
+
+
+def cid_of(record: dict) -> str:
+    return "bafyrei" + hashlib.sha256(repr(sorted(record.items())).encode()).hexdigest()[:40]

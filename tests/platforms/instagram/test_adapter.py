@@ -145,7 +145,7 @@ def test_a_carousel_is_its_items_without_captions_then_the_parent_with_it(step, 
 def test_a_container_not_finished_within_the_window_fails_container_expired(step, job, clocks, emulator, media,
                                                                               settings):
     emulator.force_next_container("IN_PROGRESS")  # never finishes
-    short = dataclasses.replace(settings, instagram_container_window=300)
+    short = settings.with_platform("instagram", container_window=300)
     make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
     done, results, _ = publish_to_the_end(make, job("a reel", video(media)), clocks)
     assert done.outcome.error_code == "container_expired" and "300 s" in done.outcome.error_message
@@ -156,11 +156,11 @@ def test_a_container_not_finished_within_the_window_fails_container_expired(step
 
 
 def test_the_default_window_is_a_day(settings):
-    assert settings.instagram_container_window == 86400
+    assert settings.of("instagram").container_window == 86400
 
 
 def test_the_graph_version_is_the_setting(step, job, clocks, emulator, media, settings):
-    newer = dataclasses.replace(settings, graph_api_version="v26.0")
+    newer = settings.with_platform("instagram", graph_api_version="v26.0")
     make = lambda **kw: RecordingStep(step().http, newer, clocks.ours, emulator, **kw)
     publish_to_the_end(make, job("versioned", image(media)), clocks)
     assert emulator.calls and all(call.path.startswith("/v26.0/") for call in emulator.calls)
@@ -470,7 +470,7 @@ def test_a_container_not_ready_for_publishing_is_polled_again_then_published(ste
 def test_a_publish_refused_as_not_ready_is_tried_within_the_window_then_fails_container_expired(
         step, job, clocks, emulator, media, settings):
     emulator.fail(*PUBLISH, 400, graph_error(9007, "The media is not ready for publishing", 2207027), times=None)
-    short = dataclasses.replace(settings, instagram_container_window=5)
+    short = settings.with_platform("instagram", container_window=5)
     make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
     done, results, _ = publish_to_the_end(make, job("never ready", image(media)), clocks)
     assert waits(results) == seconds(1, 3, 5)

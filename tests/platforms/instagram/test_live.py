@@ -314,7 +314,7 @@ def test_a_container_never_ready_fails_container_expired_at_the_window(live, hea
     rt.sleep = lambda seconds: pytest.fail("a worker thread slept")
     ig.force_next_container("IN_PROGRESS")
     post = upload(live, headers, "never", [clip(media)])
-    run_for(rt, clock, ig, settings.instagram_container_window + 7200, every=3600)
+    run_for(rt, clock, ig, settings.of("instagram").container_window + 7200, every=3600)
     failed = only_target(live, headers, post["id"])
     assert failed["error_code"] == "container_expired" and posts(ig) == []
 

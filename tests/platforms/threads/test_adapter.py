@@ -152,13 +152,13 @@ def test_a_container_not_finished_within_the_window_fails_container_expired(step
     assert done.outcome.error_code == "container_expired"
     assert "300 s" in done.outcome.error_message
     assert all(isinstance(r, Wait) for r in results[:-1])
-    assert clocks.ours.now == START + dt.timedelta(seconds=settings.threads_container_window)
+    assert clocks.ours.now == START + dt.timedelta(seconds=settings.of("threads").container_window)
     assert emulator.calls_to("POST", "/threads_publish$") == [] and posts(emulator) == []
 
 
 def test_the_window_is_the_setting(step, job, clocks, emulator, media, settings):
     emulator.force_next_container("IN_PROGRESS", media_type="VIDEO")
-    short = dataclasses.replace(settings, threads_container_window=45)
+    short = settings.with_platform("threads", container_window=45)
     make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
     done, results, _ = publish_to_the_end(make, job("a clip", video(media)), clocks)
     assert done.outcome.error_code == "container_expired"
@@ -169,7 +169,7 @@ def test_a_status_read_failing_is_retried_within_the_window_then_the_container_e
         step, job, clocks, emulator, settings):
     emulator.force_next_container("IN_PROGRESS")
     emulator.fail("GET", r"^/v1\.0/\d+$", 503, "busy", times=None)  # every read of the container
-    short = dataclasses.replace(settings, threads_container_window=5)
+    short = settings.with_platform("threads", container_window=5)
     make = lambda **kw: RecordingStep(step().http, short, clocks.ours, emulator, **kw)
     done, results, _ = publish_to_the_end(make, job("unlucky"), clocks)
     [retry] = results[:-1]

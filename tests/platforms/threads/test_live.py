@@ -157,7 +157,7 @@ def test_a_container_never_ready_in_the_window_fails_while_the_other_target_publ
 
 def test_a_container_whose_status_cannot_be_read_fails_container_expired_at_the_end_of_its_window(
         live, headers, account, emulator, rt, clock):
-    rt.settings = dataclasses.replace(rt.settings, threads_container_window=5)
+    rt.settings = rt.settings.with_platform("threads", container_window=5)
     emulator.force_next_container("IN_PROGRESS")
     emulator.fail("GET", r"^/v1\.0/\d+$", 503, "busy", times=None)  # every read of the container
     post = upload(live, headers, "unlucky")

@@ -71,7 +71,7 @@ def outbound() -> Outbound:
 
 @pytest.fixture
 def settings(settings):
-    return dataclasses.replace(settings, tiktok_upload_method="file")
+    return settings.with_platform("tiktok", upload_method="file")
 
 
 @pytest.fixture
@@ -82,7 +82,7 @@ def step(http, settings, clocks, emulator, outbound):
 
 
 def with_settings(step, settings, **changes):
-    changed = dataclasses.replace(settings, **changes)
+    changed = settings.with_platform("tiktok", **changes)
     return lambda **kw: step(settings=changed, **kw)
 
 
@@ -134,7 +134,7 @@ def test_a_large_video_goes_in_chunks_with_their_content_ranges(step, job, clock
 
 
 def test_a_video_on_a_verified_host_is_pulled_in_auto(step, job, clocks, emulator, media, settings):
-    auto = with_settings(step, settings, tiktok_upload_method="auto", tiktok_verified_domains=("127.0.0.1",))
+    auto = with_settings(step, settings, upload_method="auto", verified_domains=("127.0.0.1",))
     done, _, _ = publish_to_the_end(auto, job("pulled", video(media)), clocks)
     [post] = posts(emulator)
     assert post.source == "PULL_FROM_URL" and done.outcome.published
@@ -142,7 +142,7 @@ def test_a_video_on_a_verified_host_is_pulled_in_auto(step, job, clocks, emulato
 
 
 def test_a_video_on_an_unverified_host_is_uploaded_in_auto(step, job, clocks, emulator, media, settings):
-    auto = with_settings(step, settings, tiktok_upload_method="auto", tiktok_verified_domains=("cdn.example.com",))
+    auto = with_settings(step, settings, upload_method="auto", verified_domains=("cdn.example.com",))
     publish_to_the_end(auto, job("uploaded", video(media)), clocks)
     assert posts(emulator)[0].source == "FILE_UPLOAD"
 
@@ -150,7 +150,7 @@ def test_a_video_on_an_unverified_host_is_uploaded_in_auto(step, job, clocks, em
 def test_pull_from_a_host_tiktok_has_not_verified_fails_url_ownership_unverified(step, job, clocks, emulator,
                                                                                  media, settings):
     emulator.set_verified(domains=[])
-    pull = with_settings(step, settings, tiktok_upload_method="pull")
+    pull = with_settings(step, settings, upload_method="pull")
     done, _, _ = publish_to_the_end(pull, job("pulled", video(media)), clocks)
     assert done.outcome.error_code == "url_ownership_unverified" and posts(emulator) == []
 
@@ -243,7 +243,7 @@ def test_an_unaudited_app_posts_privately(step, job, clocks, emulator, media):
 def test_a_configured_level_the_creator_does_not_offer_fails_naming_the_options(step, job, clocks, emulator, media,
                                                                                 settings):
     emulator.set_unaudited(True)
-    friends = with_settings(step, settings, tiktok_privacy_level="MUTUAL_FOLLOW_FRIENDS")
+    friends = with_settings(step, settings, privacy_level="MUTUAL_FOLLOW_FRIENDS")
     done, _, _ = publish_to_the_end(friends, job("friends", video(media)), clocks)
     assert done.outcome.error_code == "unknown_platform_error" and "SELF_ONLY" in done.outcome.error_message
     assert emulator.calls_to("POST", VIDEO_INIT) == []
@@ -408,7 +408,7 @@ def test_a_lost_answer_to_the_last_chunk_is_read_back_not_uploaded_again(step, j
 
 
 def test_a_lost_answer_to_a_pull_is_never_started_again(step, job, clocks, emulator, media, settings):
-    pull = with_settings(step, settings, tiktok_upload_method="pull")
+    pull = with_settings(step, settings, upload_method="pull")
     emulator.drop("POST", VIDEO_INIT)
     first = tiktok.publish(pull(), job("maybe started", video(media)))
     assert isinstance(first, Retry)

@@ -8,7 +8,6 @@ through the engine.
 """
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 import requests
@@ -80,7 +79,7 @@ def settings(settings, port, threads_server, tiktok_server, x_server, instagram_
         "x": (x_server, App("x-client-id", "x-client-secret")),
         "instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
     })
-    return dataclasses.replace(served, tiktok_verified_domains=verified, tiktok_upload_method=upload_method)
+    return served.with_platform("tiktok", verified_domains=verified, upload_method=upload_method)
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-from fanout.platforms.text import extract_urls, x_weighted_length
+from fanout.platforms.text import extract_urls
+from fanout.platforms.x.text import x_weighted_length
 
 REFERENCE = Path(__file__).parents[2] / "data" / "twitter_text_v3.json"
 CASES = json.loads(REFERENCE.read_text(encoding="utf-8"))["cases"]

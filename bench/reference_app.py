@@ -188,12 +188,15 @@ def _time(value) -> str | None:
 
 def _post_view(post: tuple, targets: list[tuple]) -> dict:
     """fanout/views.py post_view from rows (id, status, sandbox, caption, media, created_at)
-    and (id, account_id, platform, status, external_url, published_at, error_code, error_message)."""
+    and (id, account_id, platform, status, external_url, published_at, error_code, error_message,
+    first_comment_error). Its posts have no per-platform content: each target's caption and
+    media are null."""
     return {
         "id": post[0], "status": post[1], "sandbox": bool(post[2]), "caption": post[3],
         "media": json.loads(post[4]),
         "targets": [{"id": t[0], "account_id": t[1], "platform": t[2], "status": t[3], "external_url": t[4],
-                     "published_at": _time(t[5]), "error_code": t[6], "error_message": t[7]} for t in targets],
+                     "published_at": _time(t[5]), "error_code": t[6], "error_message": t[7], "caption": None,
+                     "media": None, "first_comment_error": t[8]} for t in targets],
         "created_at": _time(post[5]), "scheduled_at": None,
     }
 
@@ -231,7 +234,7 @@ def create_post(authorization: str | None, body: dict) -> tuple[dict, dict]:
                      " VALUES (?, ?, ?, ?, ?, NULL, ?, ?)", (post[0], workspace_id, sandbox, caption, "[]", "pending", now))
         targets = []
         for position, account_id in enumerate(account_ids):
-            target = (new_id("tgt", now), account_id, found[account_id][2], "pending", None, None, None, None)
+            target = (new_id("tgt", now), account_id, found[account_id][2], "pending", None, None, None, None, None)
             conn.execute("INSERT INTO target (id, post_id, account_id, platform, position, status, updated_at, attempts)"
                          " VALUES (?, ?, ?, ?, ?, 'pending', ?, 0)", (target[0], post[0], account_id, target[2], position, now))
             targets.append(target)
@@ -249,13 +252,15 @@ def get_post(authorization: str | None, post_id: str) -> tuple[dict, dict]:
     if not is_id(post_id, "post"):
         raise Refused(404, "not_found", "no such post in this workspace")
     conn = database()
-    post = conn.execute("SELECT id, status, sandbox, caption, media, created_at, workspace_id, simulate_error FROM post"
+    post = conn.execute("SELECT id, status, sandbox, caption, media, created_at, workspace_id, simulate_error, overrides"
+                        " FROM post"
                         " WHERE id = ? AND workspace_id = ? LIMIT 1", (post_id, workspace_id)).fetchone()
     if post is None:
         raise Refused(404, "not_found", "no such post in this workspace")
     targets = conn.execute(
-        "SELECT id, account_id, platform, status, external_url, published_at, error_code, error_message, post_id,"
-        " position, updated_at, attempts, lease_expires_at, state, next_check_at FROM target WHERE post_id IN (?)"
+        "SELECT id, account_id, platform, status, external_url, published_at, error_code, error_message,"
+        " first_comment_error, post_id, position, updated_at, attempts, lease_expires_at, state, next_check_at"
+        " FROM target WHERE post_id IN (?)"
         " ORDER BY post_id, position", (post_id,)).fetchall()
     return _post_view(post, targets), headers
 

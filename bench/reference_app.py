@@ -252,8 +252,8 @@ def get_post(authorization: str | None, post_id: str) -> tuple[dict, dict]:
     if not is_id(post_id, "post"):
         raise Refused(404, "not_found", "no such post in this workspace")
     conn = database()
-    post = conn.execute("SELECT id, status, sandbox, caption, media, created_at, workspace_id, simulate_error, overrides"
-                        " FROM post"
+    post = conn.execute("SELECT id, status, sandbox, caption, media, created_at, workspace_id, simulate_error,"
+                        " overrides FROM post"
                         " WHERE id = ? AND workspace_id = ? LIMIT 1", (post_id, workspace_id)).fetchone()
     if post is None:
         raise Refused(404, "not_found", "no such post in this workspace")

@@ -528,10 +528,9 @@ class _Posting(Steps):
                     f"{TITLE} took the first comment but never said its id; it may be there")))
             if len(self.job.parts) == 1 and self.job.first_comment is None:
                 return Done(Outcome())
+            out = ", ".join(permalink(self.job.username, i) for i in self.state["thread"])
             return failed(UNKNOWN, f"{TITLE} took part {self.index + 1} of the thread but never said its id, so "
-                                   "nothing could reply to it" + (f"; already published: " + ", ".join(
-                                       permalink(self.job.username, i) for i in self.state["thread"])
-                                       if self.state["thread"] else ""))
+                                   "nothing could reply to it" + (f"; already published: {out}" if out else ""))
         self.state["creating"] = "tweet"
         return self.retry(reason)
 

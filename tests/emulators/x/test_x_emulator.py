@@ -666,7 +666,8 @@ def test_the_timeline_shows_what_each_post_replies_to_and_quotes_when_asked(x, a
     listed = api("GET", f"/2/users/{USER}/tweets", params={
         "tweet.fields": "referenced_tweets,conversation_id,reply_settings"}).json()["data"][0]
     assert listed["id"] == quoting["id"] and listed["conversation_id"] == first["id"]
-    assert listed["referenced_tweets"] == [{"type": "replied_to", "id": first["id"]}, {"type": "quoted", "id": first["id"]}]
+    assert listed["referenced_tweets"] == [{"type": "replied_to", "id": first["id"]},
+                                           {"type": "quoted", "id": first["id"]}]
     assert listed["reply_settings"] == "following"
 
 

@@ -92,9 +92,10 @@ def content_for(caption: str, media: list[Mapping[str, str]], overrides: Mapping
 
 
 def media_problem(rules: PlatformRules, content: Content) -> str | None:
-    """Why the platform of `rules` cannot take this content's media (the post's or a part's), as far as
-    the request alone shows: 422 `unsupported_media_for_platform` at upload. `content` is
-    a Content, or a Job (fanout/platforms/base.py), which carries the same fields."""
+    """Why the platform of `rules` cannot take this content's media (the post's or a
+    part's), as far as the request alone shows: 422 `unsupported_media_for_platform` at
+    upload. `content` is a Content, or a Job (fanout/platforms/base.py), which carries the
+    same fields."""
     problem = rules.media_problem(list(content.media))
     if problem:
         return problem
@@ -105,9 +106,10 @@ def media_problem(rules: PlatformRules, content: Content) -> str | None:
 
 
 def target_problems(rules: PlatformRules, content: Content) -> list[Problem]:
-    """Every problem that fails the targets of the platform of `rules` before any call, in the order they are
-    reported: the caption, each thread part, the first comment, the options. `content` is
-    a Content, or a Job (fanout/platforms/base.py), which carries the same fields."""
+    """Every problem that fails the targets of the platform of `rules` before any call, in
+    the order they are reported: the caption, each thread part, the first comment, the
+    options. `content` is a Content, or a Job (fanout/platforms/base.py), which carries the
+    same fields."""
     found = []
     if problem := rules.caption_problem(content.caption):
         found.append(Problem(CAPTION, problem))

@@ -9,7 +9,7 @@ and counts nothing.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..content import content_for, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
@@ -30,7 +30,7 @@ class Draft:
     account_ids: list[str] | None
     platforms: list[str] | None
     accounts: dict[str, str]
-    overrides: dict[str, dict]  # by platform, as stored (fanout/content.py `normalised`)
+    overrides: dict[str, dict] = field(default_factory=dict)  # by platform, as stored (fanout/content.py)
 
 
 def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False) -> Draft:

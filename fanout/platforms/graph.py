@@ -142,7 +142,8 @@ class Containers(Steps):
     parameters (the class attributes and the hooks below).
 
     State keys (all JSON):
-    - `thread`: the parts published so far, in order: {id, permalink} (the first post first);
+    - `thread`: the parts published so far, in order: {id, permalink, container} (the first
+      post first; `container` as it was when the post was published);
     - for the post being made (the next part, or the first comment once every part is out):
       `creating`: the creating call that may be in flight: `item:<i>`, `container`,
       `publish` (or `comment`); `items`: carousel item containers, in the media's order:
@@ -305,13 +306,13 @@ class Containers(Steps):
 
     def part_out(self, permalink: str | None) -> None:
         """The current post is out: it joins the thread (or is the comment), saved."""
-        post_id = self.state["post"]
+        post_id, container = self.state["post"], self.state.get("container")
         for key in self.PART_KEYS:
             self.state.pop(key, None)
         if self.commenting:
             self.state["comment"] = post_id
         else:
-            self.state["thread"].append({"id": post_id, "permalink": permalink})
+            self.state["thread"].append({"id": post_id, "permalink": permalink, "container": container})
         self.saved()
         return None
 

@@ -208,11 +208,13 @@ def _settle(rt, target, state, result: Result) -> None:
     if isinstance(result, Retry):
         retries = int(state.get("_retries", 0)) + 1
         if retries > MAX_RETRIES:
-            log.warning("target %s: gave up after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
             reason = f"gave up after {MAX_RETRIES} retries: {result.reason}"
             if result.settles is not None:  # published; only its first comment is given up
+                log.warning("target %s: its first comment gave up after %d retries (%s)", target.id, MAX_RETRIES,
+                            result.reason)
                 result = Done(dataclasses.replace(result.settles, first_comment_error=reason))
             else:
+                log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
                 result = failed(UNKNOWN, f"{reason}; {result.context}" if result.context else reason)
         else:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)

@@ -1,22 +1,25 @@
-"""Fanout's API against a bare reference doing the same reads and writes; prints the figures.
+"""Fanout's API against a bare reference doing the same work; prints the figures and ratios.
 
-Run: python bench/bench_api.py [--backend sqlite|postgresql] [--seconds 10] [--connections 16]
+Run: python bench/bench_api.py [--backend sqlite|postgresql|both] [--runs 3] [--seconds 10] [--connections 16]
 
-Prepares a data folder in a temporary directory with Fanout's own code (`migrate`, then
---workspaces BUSINESS workspaces, each with a sandbox key, a sandbox X account and one
-post), then serves it in turn with `fanout api` (one process; no worker, the queue only
-receives rows) and bench/reference_app.py, each on a free loopback port, under the same
-load: `wrk` with a Lua script rotating the keys and account or post ids when it is
-installed, else an asyncio generator in this process (--generator). For `POST /v1/upload`
-(sandbox posts with one target) and `GET /v1/posts/{id}` it prints requests/s, p50 and p99
-of each server and the ratios Fanout/reference.
+For each backend, prepares a data folder in a temporary directory with Fanout's own code
+(`migrate`, then --workspaces BUSINESS workspaces, each with a sandbox key, a sandbox X
+account and one post), then serves it with `fanout api` and with bench/reference_app.py
+(which shares no code with Fanout), one process each on a free loopback port, both up for
+the whole backend. Then --runs times, for `POST /v1/upload` (sandbox posts with one target)
+and `GET /v1/posts/{id}`, it loads one server then the other (the order alternates from run
+to run) with the same generator: `wrk` with a Lua script rotating the keys and account or
+post ids when it is installed, else an asyncio generator in this process (--generator). It
+prints each run's requests/s, p50 and p99, and the ratios Fanout/reference of each run with
+their minimum and median.
 
-PostgreSQL: FANOUT_DATABASE_URL names the database, for both servers; it is emptied first,
-so its name must contain `test` or `bench`. The queue and the rate-limit store stay SQLite
-files in the data folder, as `fanout api` keeps them when only the database is moved.
+Backends: `sqlite` is the embedded default (SQLite data, queue and limiter files in the
+data folder); `postgresql` is the scale-out one, the database FANOUT_DATABASE_URL names
+and the Redis FANOUT_QUEUE_URL names, for both servers. The database is emptied first, so
+its name must contain `test` or `bench`; the bench deletes only its own keys in Redis.
 
-Every run is bounded (--warmup and --seconds, whole seconds, plus 60 s to start a server); every process started here
-is stopped when it ends, on an error and on Ctrl-C.
+Every run is bounded (--warmup and --seconds, whole seconds, plus 60 s to start a server);
+every process started here is stopped when it ends, on an error and on Ctrl-C.
 """
 from __future__ import annotations
 
@@ -28,11 +31,13 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -94,6 +99,10 @@ class Result:
     p99_ms: float
     bad_status: int  # answers of 4xx/5xx (wrk counts over 399)
     socket_errors: int
+    cpu_us: float = 0.0  # the server process's CPU time (user + system) per answered request
+
+    def with_cpu(self, seconds: float) -> "Result":
+        return dataclasses.replace(self, cpu_us=seconds * 1e6 / self.requests if self.requests else 0.0)
 
     @property
     def rate(self) -> float:
@@ -113,6 +122,8 @@ def _check_postgresql(url: str) -> None:
 def prepare(env: dict, workspaces: int) -> list[Fixture]:
     """Migrate, then make the workspaces, keys, accounts and posts with Fanout's own code."""
     saved = dict(os.environ)
+    for name in [name for name in os.environ if name.startswith("FANOUT_")]:
+        del os.environ[name]  # only what `env` sets: a backend's URLs stay out of another's
     os.environ.update(env)
     try:
         from fanout.boot import boot
@@ -147,11 +158,13 @@ def prepare(env: dict, workspaces: int) -> list[Fixture]:
         os.environ.update(saved)
 
 
-def server_env(data_dir: Path) -> dict:
+def server_env(data_dir: Path, backend: "Backend | None" = None) -> dict:
     """This process's environment for a server on `data_dir`, without the caller's FANOUT_
     settings (each server gets only what the bench sets)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
     env["FANOUT_DATA_DIR"] = str(data_dir)
+    if backend is not None and backend.database_url:
+        env["FANOUT_DATABASE_URL"], env["FANOUT_QUEUE_URL"] = backend.database_url, backend.queue_url
     return env
 
 
@@ -162,19 +175,51 @@ def write_fixtures(folder: Path, fixtures: list[Fixture]) -> Path:
     return path
 
 
-def reset_stores(data_dir: Path) -> None:
-    """Empty the rate-limit log and the queue between runs, so each run starts alike and no
-    workspace carries hits of the previous run into its window."""
-    for name, table in (("limiter.db", "ratelimit_log"), ("queue.db", "task")):
-        path = data_dir / name
-        if path.exists():
-            conn = sqlite3.connect(path, timeout=10)
+@dataclass(frozen=True)
+class Backend:
+    """Where both servers keep their data: SQLite files in the data folder (no URLs), or a
+    PostgreSQL database and a Redis db."""
+
+    name: str
+    database_url: str | None = None
+    queue_url: str | None = None
+
+    def reference_args(self, data_dir: Path) -> list[str]:
+        if self.database_url:
+            return ["--database", self.database_url, "--queue", self.queue_url]
+        return ["--database", str(data_dir / "fanout.db"), "--queue", str(data_dir / "reference-queue.db")]
+
+    def reset(self, data_dir: Path) -> None:
+        """Empty both servers' rate-limit counts and queues, so each run starts alike and no
+        workspace carries hits of the previous run into its window."""
+        if self.queue_url:
+            import redis
+
+            conn = redis.Redis.from_url(self.queue_url)
             try:
-                if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-                    conn.execute(f"DELETE FROM {table}")
-                    conn.commit()
+                for pattern in REDIS_KEYS:
+                    keys = list(conn.scan_iter(match=pattern, count=1000))
+                    if keys:
+                        conn.delete(*keys)
             finally:
                 conn.close()
+            return
+        for name, table in SQLITE_TABLES:
+            path = data_dir / name
+            if path.exists():
+                conn = sqlite3.connect(path, timeout=10)
+                try:
+                    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                        conn.execute(f"DELETE FROM {table}")
+                        conn.commit()
+                finally:
+                    conn.close()
+
+
+# What `fanout api` and the reference count requests and queue tasks in.
+SQLITE_TABLES = (("limiter.db", "ratelimit_log"), ("queue.db", "task"),
+                 ("fanout.db", "reference_ratelimit"), ("reference-queue.db", "queue"))
+REDIS_KEYS = ("fanout:ratelimit:*", "huey.*.fanout", "reference:*")
 
 
 # --- processes --------------------------------------------------------------------------
@@ -346,11 +391,15 @@ def run_python(port: int, mode: str, fixtures: list[Fixture], seconds: float, co
 # --- the run ----------------------------------------------------------------------------
 
 
-SERVERS = {
-    "fanout": lambda port: [sys.executable, "-m", "fanout", "api", "--host", "127.0.0.1", "--port", str(port)],
-    "reference": lambda port: [sys.executable, str(HERE / "reference_app.py"), "--host", "127.0.0.1", "--port", str(port)],
-}
+SERVERS = ("fanout", "reference")
 ENDPOINTS = (("upload", "POST /v1/upload"), ("get", "GET /v1/posts/{id}"))
+
+
+def server_command(name: str, port: int, backend: Backend, data_dir: Path) -> list[str]:
+    if name == "fanout":
+        return [sys.executable, "-m", "fanout", "api", "--host", "127.0.0.1", "--port", str(port)]
+    return [sys.executable, str(HERE / "reference_app.py"), "--host", "127.0.0.1", "--port", str(port),
+            *backend.reference_args(data_dir)]
 
 
 @dataclass(frozen=True)
@@ -370,30 +419,91 @@ class Load:
         return run_python(port, self.mode, self.fixtures, seconds, self.connections)
 
 
-def measure(procs: Processes, name: str, env: dict, load: Load, warmup: float, seconds: float) -> tuple[dict, Result]:
-    """Start server `name` on a free port, check its answers, load it; stop it whatever happens."""
-    port = free_port()
-    log = load.folder / f"{name}-{load.mode}.log"
-    with log.open("w") as out:
-        server = procs.start(SERVERS[name](port), env=env, stdout=out, stderr=subprocess.STDOUT)
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far (Linux /proc; 0 elsewhere)."""
     try:
-        wait_ready(server, port, log)
-        shapes = sample(port, load.fixtures[0])
-        if warmup > 0:
-            load.run(procs, port, warmup)  # first requests fill caches and pools; not counted
-        return shapes, load.run(procs, port, seconds)
-    finally:
-        procs.stop(server)
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(procs: Processes, name: str, backend: Backend, folder: Path, data_dir: Path, env: dict) -> tuple[int, int]:
+    """Start server `name` on a free port and wait until it answers; its port and pid."""
+    port = free_port()
+    log = folder / f"{name}.log"
+    with log.open("w") as out:
+        server = procs.start(server_command(name, port, backend, data_dir), env=env, stdout=out, stderr=subprocess.STDOUT)
+    wait_ready(server, port, log)
+    return port, server.pid
+
+
+@dataclass
+class Measured:
+    """Every run of one backend: {(server, mode): [Result of each run]}."""
+
+    backend: str
+    results: dict[tuple[str, str], list[Result]]
+
+
+def bench_backend(procs: Processes, args, backend: Backend, folder: Path, generator: str) -> Measured:
+    folder.mkdir()
+    data_dir = folder / "data"
+    env = server_env(data_dir, backend)
+    started = time.monotonic()
+    fixtures = prepare(env, args.workspaces)
+    fixtures_file = write_fixtures(folder, fixtures)
+    print(f"[{backend.name}] prepared {len(fixtures)} {PLAN} workspaces in {time.monotonic() - started:.1f} s; "
+          f"{args.connections} connections, {args.runs} runs of {args.seconds:g} s, load from {generator}", flush=True)
+    started_servers = {name: start_server(procs, name, backend, folder, data_dir, env) for name in SERVERS}
+    ports = {name: port for name, (port, _) in started_servers.items()}
+    shapes = {name: sample(port, fixtures[0]) for name, port in ports.items()}
+    if shapes["fanout"] != shapes["reference"]:
+        raise SystemExit(f"the two servers answer in different shapes:\n{shapes}")
+    results: dict[tuple[str, str], list[Result]] = {(name, mode): [] for name in SERVERS for mode, _ in ENDPOINTS}
+    for run in range(args.runs):
+        # Alternate which server goes first, so a drift in the machine's load over a run
+        # weighs on both alike.
+        order = SERVERS if run % 2 == 0 else SERVERS[::-1]
+        for mode, _ in ENDPOINTS:
+            load = Load(generator, folder, mode, fixtures, fixtures_file, args.connections)
+            for name in order:
+                backend.reset(data_dir)
+                if args.warmup > 0:
+                    load.run(procs, ports[name], args.warmup)  # fills caches and pools; not counted
+                pid = started_servers[name][1]
+                cpu = cpu_seconds(pid)
+                result = load.run(procs, ports[name], args.seconds).with_cpu(cpu_seconds(pid) - cpu)
+                results[name, mode].append(result)
+                print(f"  [{backend.name}] run {run + 1}  {name:<9} {mode:<6} {result.rate:8.0f} req/s  "
+                      f"p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms  CPU {result.cpu_us:6.0f} us/req",
+                      flush=True)
+    return Measured(backend.name, results)
 
 
 def _stop_on_sigterm(signum, frame):
     raise KeyboardInterrupt  # so the `finally` that stops every process runs
 
 
+def backends(parser, choice: str) -> list[Backend]:
+    chosen = []
+    if choice in ("sqlite", "both"):
+        chosen.append(Backend("sqlite"))
+    if choice in ("postgresql", "both"):
+        url, queue = os.environ.get("FANOUT_DATABASE_URL", ""), os.environ.get("FANOUT_QUEUE_URL", "")
+        if not url.startswith("postgresql://") or not queue.startswith("redis://"):
+            parser.error("--backend postgresql needs FANOUT_DATABASE_URL=postgresql://user@host:5432/name "
+                         "and FANOUT_QUEUE_URL=redis://host:6379/N")
+        _check_postgresql(url)
+        chosen.append(Backend("postgresql", url, queue))
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    parser.add_argument("--seconds", type=int, default=10, help="measured seconds per server and endpoint")
+    parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="sqlite")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each server and endpoint, interleaved")
+    parser.add_argument("--seconds", type=int, default=10, help="measured seconds of each run")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workspaces", type=int, default=100, help="BUSINESS workspaces the keys rotate over")
     parser.add_argument("--warmup", type=int, default=2, help="unmeasured seconds of load before each run (0: none)")
@@ -401,74 +511,65 @@ def main(argv: list[str] | None = None) -> int:
                         help="auto: wrk when installed, else the asyncio generator")
     args = parser.parse_args(argv)
     # Bounded, so a run always ends (wrk takes whole seconds only).
-    if not (1 <= args.seconds <= 600 and 0 <= args.warmup <= 60 and 1 <= args.connections <= 1000
-            and 1 <= args.workspaces <= 10_000):
-        parser.error("--seconds is 1 to 600, --warmup 0 to 60, --connections 1 to 1000, --workspaces 1 to 10000")
+    if not (1 <= args.runs <= 20 and 1 <= args.seconds <= 600 and 0 <= args.warmup <= 60
+            and 1 <= args.connections <= 1000 and 1 <= args.workspaces <= 10_000):
+        parser.error("--runs is 1 to 20, --seconds 1 to 600, --warmup 0 to 60, --connections 1 to 1000, "
+                     "--workspaces 1 to 10000")
     generator = args.generator
     if generator == "auto":
         generator = "wrk" if shutil.which("wrk") else "python"
     elif generator == "wrk" and not shutil.which("wrk"):
         parser.error("wrk is not installed (apt-get install wrk), or use --generator python")
+    chosen = backends(parser, args.backend)
 
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    procs = Processes()
+    measured = []
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as tmp:
-        folder = Path(tmp)
-        data_dir = folder / "data"
-        env = server_env(data_dir)
-        if args.backend == "postgresql":
-            url = os.environ.get("FANOUT_DATABASE_URL", "")
-            if not url.startswith("postgresql://"):
-                parser.error("--backend postgresql needs FANOUT_DATABASE_URL=postgresql://user@host:5432/name")
-            _check_postgresql(url)
-            env["FANOUT_DATABASE_URL"] = url
-        try:
-            started = time.monotonic()
-            fixtures = prepare(env, args.workspaces)
-            fixtures_file = write_fixtures(folder, fixtures)
-            print(f"prepared {len(fixtures)} {PLAN} workspaces ({args.backend}) in {time.monotonic() - started:.1f} s; "
-                  f"{args.connections} connections, {args.seconds:g} s a run, load from {generator}", flush=True)
+        for backend in chosen:
+            procs = Processes()
+            try:
+                measured.append(bench_backend(procs, args, backend, Path(tmp) / backend.name, generator))
+            except KeyboardInterrupt:
+                print("interrupted; stopping what was started", file=sys.stderr)
+                return 130
+            finally:
+                procs.stop_all()
 
-            results: dict[tuple[str, str], Result] = {}
-            for mode, _ in ENDPOINTS:
-                shapes = {}
-                for name in SERVERS:
-                    reset_stores(data_dir)
-                    load = Load(generator, folder, mode, fixtures, fixtures_file, args.connections)
-                    shapes[name], results[name, mode] = measure(procs, name, env, load, args.warmup, args.seconds)
-                    result = results[name, mode]
-                    print(f"  {name:<9} {mode:<6} {result.rate:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  "
-                          f"p99 {result.p99_ms:7.1f} ms", flush=True)
-                if shapes["fanout"] != shapes["reference"]:
-                    raise SystemExit(f"the two servers answer in different shapes:\n{shapes}")
-        except KeyboardInterrupt:
-            print("interrupted; stopping what was started", file=sys.stderr)
-            return 130
-        finally:
-            procs.stop_all()
-
-    report(results)
-    return 1 if any(r.bad_status or r.socket_errors or not r.requests for r in results.values()) else 0
+    for m in measured:
+        report(m)
+    failed = [(m.backend, name, mode, r) for m in measured for (name, mode), runs in m.results.items() for r in runs
+              if r.bad_status or r.socket_errors or not r.requests]
+    for backend, name, mode, r in failed:
+        print(f"warning: [{backend}] {name} {mode}: {r.bad_status} answers of 4xx/5xx, {r.socket_errors} socket errors, "
+              f"{r.requests} answered (429s mean over 10 req/s a workspace: raise --workspaces)", file=sys.stderr)
+    return 1 if failed else 0
 
 
-def _ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f}" if b else "-"
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
 
 
-def report(results: dict[tuple[str, str], Result]) -> None:
+def report(m: Measured) -> None:
+    """A table per backend: each run's req/s, their median and minimum, the median p50, p99
+    and CPU per request; then Fanout/reference for each run, with the median and minimum
+    of those ratios, and the reference's CPU per request over Fanout's."""
+    runs = len(next(iter(m.results.values())))
+    heads = " ".join(f"{f'run {i + 1}':>8}" for i in range(runs))
     print()
-    print(f"{'':<20} {'server':<10} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    print(f"{m.backend:<20} {'server':<10} {heads} {'median':>8} {'min':>8} {'p50 ms':>8} {'p99 ms':>8} "
+          f"{'CPU us':>8}")
     for mode, label in ENDPOINTS:
         for name in SERVERS:
-            r = results[name, mode]
-            print(f"{label:<20} {name:<10} {r.rate:8.0f} {r.p50_ms:8.1f} {r.p99_ms:8.1f} {r.bad_status + r.socket_errors:7d}")
-        f, ref = results["fanout", mode], results["reference", mode]
-        print(f"{label:<20} {'fanout/ref':<10} {_ratio(f.rate, ref.rate):>8} {_ratio(f.p50_ms, ref.p50_ms):>8} "
-              f"{_ratio(f.p99_ms, ref.p99_ms):>8}")
-    bad = [(name, mode, r) for (name, mode), r in results.items() if r.bad_status or r.socket_errors]
-    for name, mode, r in bad:
-        print(f"warning: {name} {mode}: {r.bad_status} answers of 4xx/5xx and {r.socket_errors} socket errors "
-              f"(429s mean over 10 req/s a workspace: raise --workspaces)", file=sys.stderr)
+            rs = m.results[name, mode]
+            rates = " ".join(f"{r.rate:8.0f}" for r in rs)
+            print(f"{label:<20} {name:<10} {rates} {_median([r.rate for r in rs]):8.0f} {min(r.rate for r in rs):8.0f} "
+                  f"{_median([r.p50_ms for r in rs]):8.1f} {_median([r.p99_ms for r in rs]):8.1f} "
+                  f"{_median([r.cpu_us for r in rs]):8.0f}")
+        fanout, reference = m.results["fanout", mode], m.results["reference", mode]
+        ratios = [f.rate / r.rate if r.rate else 0.0 for f, r in zip(fanout, reference)]
+        cpu = _median([r.cpu_us for r in reference]) / _median([f.cpu_us for f in fanout]) if fanout[0].cpu_us else 0.0
+        print(f"{label:<20} {'fanout/ref':<10} {' '.join(f'{x:8.2f}' for x in ratios)} {_median(ratios):8.2f} "
+              f"{min(ratios):8.2f} {'':>8} {'':>8} {cpu:8.2f}")
 
 
 if __name__ == "__main__":

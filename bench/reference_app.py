@@ -1,64 +1,118 @@
 """The bare reference bench/bench_api.py measures Fanout against: `POST /v1/upload` and
-`GET /v1/posts/{id}` doing the reads and writes Fanout does, on Fanout's schema and data
-folder, with nothing else (no ORM, no OpenAPI validation, no middleware, no access log).
+`GET /v1/posts/{id}` written straight on Starlette and a database driver, sharing no code
+with Fanout (it imports nothing from the `fanout` package), doing the same work per request.
 
-Run: FANOUT_DATA_DIR=folder [FANOUT_DATABASE_URL=postgresql://...] python bench/reference_app.py --port 8001
+Run: python bench/reference_app.py --database DB --queue QUEUE [--port 8001]
 
-The data folder is one `fanout migrate` made, its workspaces, keys and accounts made by
-Fanout's own code (bench/bench_api.py does all that), so the key hashes are real. Per
-request, what Fanout does (file by file below), in one thread-pool hop instead of several:
+DB is the file of a SQLite database or a postgresql:// URL, QUEUE a SQLite file or a
+redis:// URL. The database is one `fanout migrate` made, filled by Fanout's own code
+(bench/bench_api.py does that), so keys, workspaces and accounts are real; the reference
+adds a table of its own for its rate limits on SQLite. Per request:
 
-- the key check (fanout/models/api_key.py `find_key`): parse and checksum, one query for
-  the key joined to its workspace, the salted hash compared;
-- one rate-limit record and count (fanout/ratelimit.py `SqliteStore.hit`): its own
-  SQLite file, one BEGIN IMMEDIATE with the same DELETE, COUNT and INSERT;
-- upload (fanout/models/upload.py `create_post`, fanout/models/caps.py `count_post`): one
-  write transaction (BEGIN IMMEDIATE on SQLite, BEGIN with the workspace row locked on
-  PostgreSQL) that reads the workspace and the destination accounts, counts the month,
-  and inserts the post, its targets and its post-platform rows; then one queue row per
-  target, as Huey's SqliteStorage writes it (fanout/tasks/__init__.py `make_queue`);
-- get (fanout/models/post.py `get_post`): the post, then its targets in position order.
+- the key: prefix, length, alphabet and CRC-32 checksum of the string, one query for the key
+  joined to its workspace, the salted HMAC-SHA256 of its secret compared in constant time;
+- the rate limit: one UPSERT of the workspace's row in a table of the reference's own
+  (`reference_ratelimit`, a sliding-window counter), in autocommit; on PostgreSQL + Redis
+  one Redis script call;
+- upload: the body parsed and its two fields checked, then one write transaction (BEGIN
+  IMMEDIATE on SQLite; on PostgreSQL BEGIN with the workspace row FOR UPDATE) that reads
+  the workspace and the destination accounts, counts the month in `monthly_usage`
+  (insert-or-ignore, then an increment refused past the plan's cap) and inserts the post,
+  its targets and its post-platform rows; after the commit, one queue row per target: an
+  INSERT into a second SQLite file, or an LPUSH on Redis;
+- get: the post, then its targets in position order.
 
-Bodies have the shapes of fanout/views.py `post_view` and errors that of fanout/http/errors.py.
-Only what the bench sends is handled: `caption` and `account_ids` (no media, platforms,
-idempotency keys); anything else is not checked. The pure helpers of key strings, ids and
-times come from the fanout package: they cost the same in both, so only the layers around
-them differ.
+Bodies have the shapes Fanout answers with (openapi.yaml's `Post`), with the RateLimit
+headers. On SQLite the work runs on the event loop (statements of microseconds, on local
+files); on PostgreSQL in the thread pool, one trip a request, each thread taking a
+connection from psycopg's pool, as a request there waits on the network. Only what the bench
+sends is handled: `caption` and `account_ids`.
 """
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
+import datetime as dt
+import hashlib
+import hmac
 import json
 import os
-import pickle
-import threading
-import uuid
-from contextlib import contextmanager
-from pathlib import Path
+import sqlite3
+import string
+import zlib
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from fanout.security import apikeys
-from fanout.ids import is_id, new_id
-from fanout.plans import PLANS
-from fanout.ratelimit import Limiter, SqliteStore, headers
-from fanout.times import isoformat, utcnow
+# The plans' posts per month and requests per minute (docs/decisions.md#plans).
+PLANS = {"FREE": (30, 30), "STARTER": (300, 120), "PRO": (2000, 300), "BUSINESS": (20000, 600)}
+WINDOW_MS = 60_000
 
-# Where fanout/settings.py puts them when only FANOUT_DATA_DIR (and for PostgreSQL
-# FANOUT_DATABASE_URL) is set, which is all bench/bench_api.py sets.
-DATA_DIR = Path(os.environ.get("FANOUT_DATA_DIR") or "./var").expanduser().resolve()
-DATABASE_URL = os.environ.get("FANOUT_DATABASE_URL") or f"sqlite:///{DATA_DIR / 'fanout.db'}"
-SQLITE = DATABASE_URL.startswith("sqlite:")
-QUEUE_PATH = DATA_DIR / "queue.db"
-LIMITER_PATH = DATA_DIR / "limiter.db"
-QUEUE_NAME = "fanout"  # fanout/tasks/__init__.py NAME
+# --- key strings and ids -------------------------------------------------------------------
 
-_local = threading.local()
+BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
+BASE62_SET = frozenset(BASE62)
+KEY_PREFIXES = (("svc_live_", "live"), ("svc_sandbox_", "sandbox"))
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CROCKFORD_SET = frozenset(CROCKFORD)
+
+
+def _base62_crc(text: str) -> str:
+    value, chars = zlib.crc32(text.encode()), []
+    for _ in range(6):
+        value, digit = divmod(value, 62)
+        chars.append(BASE62[digit])
+    return "".join(reversed(chars))
+
+
+def parse_key(token: str) -> tuple[str, str, str] | None:
+    """(mode, lookup, secret) of a well-formed key string, else None."""
+    for prefix, mode in KEY_PREFIXES:
+        if token.startswith(prefix):
+            rest = token[len(prefix):]
+            if len(rest) != 50 or not BASE62_SET.issuperset(rest):
+                return None
+            if not hmac.compare_digest(_base62_crc(prefix + rest[:44]), rest[44:]):
+                return None
+            return mode, rest[:12], rest[12:44]
+    return None
+
+
+def secret_matches(salt_hex: str, secret: str, stored: str) -> bool:
+    digest = hmac.new(bytes.fromhex(salt_hex), secret.encode(), hashlib.sha256).hexdigest()
+    return hmac.compare_digest(digest, stored)
+
+
+def new_id(prefix: str, now_ms: int) -> str:
+    value = (now_ms << 80) | int.from_bytes(os.urandom(10), "big")
+    chars = []
+    for _ in range(26):
+        chars.append(CROCKFORD[value & 31])
+        value >>= 5
+    return prefix + "_" + "".join(reversed(chars))
+
+
+def is_post_id(value: str) -> bool:
+    return len(value) == 31 and value.startswith("post_") and CROCKFORD_SET.issuperset(value[5:])
+
+
+def now_utc() -> tuple[dt.datetime, int]:
+    """Naive UTC now to the millisecond, and the same in epoch milliseconds."""
+    now = dt.datetime.now(dt.timezone.utc)
+    ms = int(now.timestamp() * 1000)
+    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).replace(tzinfo=None), ms
+
+
+def rfc3339(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):  # SQLite hands back the text the row was written with
+        value = dt.datetime.fromisoformat(value)
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
 
 
 class Refused(Exception):
@@ -67,246 +121,324 @@ class Refused(Exception):
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
 
 
-# --- connections: one of each per thread, as Peewee's pool hands each thread one --------
+UNAUTHORIZED = Refused(401, "unauthorized", "a valid API key is required")
+NOT_FOUND = Refused(404, "not_found", "no such post in this workspace")
 
 
-class _Pg:
-    """A psycopg2 connection in autocommit (as Peewee runs it) taking `?` placeholders."""
-
-    def __init__(self, url: str) -> None:
-        import psycopg2
-
-        self.conn = psycopg2.connect(url)
-        self.conn.autocommit = True
-        self.cursor = self.conn.cursor()
-
-    def execute(self, sql: str, params=()):
-        self.cursor.execute(sql.replace("?", "%s"), params)
-        return self.cursor
+def rate_headers(limit: int, count: int) -> dict:
+    return {"RateLimit-Policy": f'"default";q={limit};w=60', "RateLimit": f'"default";r={max(limit - count, 0)};t=60'}
 
 
-def _sqlite(path: Path, pragmas: tuple[str, ...]):
-    import sqlite3
-
-    conn = sqlite3.connect(str(path), timeout=10, isolation_level=None, check_same_thread=False)
-    for pragma in pragmas:
-        conn.execute(pragma)
-    return conn
+def rate_refused(plan: str, limit: int) -> Refused:
+    return Refused(429, "rate_limited", f"the {plan} plan allows {limit} requests per minute",
+                   {**rate_headers(limit, limit), "Retry-After": "1"})
 
 
-def database():
-    conn = getattr(_local, "db", None)
-    if conn is None:
-        if SQLITE:
-            # fanout/models/db.py SQLITE_PRAGMAS.
-            conn = _sqlite(Path(DATABASE_URL.removeprefix("sqlite:///")), (
-                "PRAGMA journal_mode = wal", "PRAGMA foreign_keys = 1", "PRAGMA busy_timeout = 10000",
-                "PRAGMA synchronous = normal"))
-        else:
-            conn = _Pg(DATABASE_URL)
-        _local.db = conn
-    return conn
-
-
-# The same store `fanout api` counts with (its cost is the same in both, as the key
-# strings' parsing is); the reference only skips the framework around it.
-_LIMITER = Limiter(SqliteStore(str(LIMITER_PATH)), clock=utcnow)
-
-
-# Huey's SqliteStorage keeps one connection per process behind a lock, WAL, an 8 MB cache
-# and (fanout/tasks/__init__.py QueueStorage) synchronous NORMAL, and writes each task in a
-# BEGIN EXCLUSIVE.
-_queue_lock = threading.Lock()
-_queue = None
-
-
-def enqueue(target_id: str) -> None:
-    global _queue
-    # The fields of huey.registry.Message, pickled as Huey's serializer does.
-    message = (uuid.uuid4().hex, "publish_target", None, 0, 0, None, (target_id,), {}, None, None, None, None)
-    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    with _queue_lock:
-        if _queue is None:
-            _queue = _sqlite(QUEUE_PATH, ("PRAGMA journal_mode = wal", "PRAGMA cache_size = -8000",
-                                          "PRAGMA synchronous = normal"))
-        _queue.execute("BEGIN EXCLUSIVE")
-        try:
-            _queue.execute("INSERT INTO task (queue, data, priority) VALUES (?, ?, ?)", (QUEUE_NAME, data, 0.0))
-            _queue.execute("COMMIT")
-        except BaseException:
-            _queue.execute("ROLLBACK")
-            raise
-
-
-@contextmanager
-def write_transaction(conn):
-    """fanout/models/db.py `write_transaction`: BEGIN IMMEDIATE on SQLite, BEGIN on PostgreSQL."""
-    conn.execute("BEGIN IMMEDIATE" if SQLITE else "BEGIN")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-# --- the work of every authenticated request -------------------------------------------
-
-
-def authenticate(authorization: str | None) -> tuple[str, str, str]:
-    """(workspace id, key mode, plan) of a valid key, else Refused 401 (find_key)."""
-    token = authorization[7:] if authorization and authorization[:7].lower() == "bearer " else ""
-    parts = apikeys.parse(token)
-    if parts is not None:
-        row = database().execute(
-            "SELECT k.id, k.workspace_id, k.mode, k.lookup, k.salt, k.secret_hash, k.created_at, k.revoked_at,"
-            " w.id, w.name, w.plan, w.created_at FROM api_key k JOIN workspace w ON w.id = k.workspace_id"
-            " WHERE k.lookup = ? AND k.revoked_at IS NULL LIMIT 1", (parts.lookup,)).fetchone()
-        if row is None or row[2] != parts.mode:
-            apikeys.secret_matches(os.urandom(16), parts.secret, "0" * 64)
-        elif apikeys.secret_matches(bytes.fromhex(row[4]), parts.secret, row[5]):
-            return row[1], row[2], row[10]
-    raise Refused(401, "unauthorized", "a valid API key is required")
-
-
-def rate_limit(workspace_id: str, plan: str) -> dict:
-    """One hit of fanout/ratelimit.py's SQLite store (its one UPSERT); headers, or Refused 429."""
-    limit = PLANS[plan].requests_per_minute
-    decision = _LIMITER.hit(workspace_id, limit)
-    if not decision.allowed:
-        raise Refused(429, "rate_limited", f"the {plan} plan allows {limit} requests per minute",
-                      {**headers(decision), "Retry-After": str(decision.retry_after)})
-    return headers(decision)
-
-
-def _time(value) -> str | None:
-    # SQLite hands back the text Peewee stored; psycopg2 a datetime.
-    if isinstance(value, str):
-        value = _dt.datetime.fromisoformat(value)
-    return isoformat(value)
-
-
-def _post_view(post: tuple, targets: list[tuple]) -> dict:
-    """fanout/views.py post_view from rows (id, status, sandbox, caption, media, created_at)
-    and (id, account_id, platform, status, external_url, published_at, error_code, error_message,
+def post_body(post: tuple, targets: list) -> dict:
+    """openapi.yaml's `Post` from (id, status, sandbox, caption, media, created_at) and targets'
+    (id, account_id, platform, status, external_url, published_at, error_code, error_message,
     first_comment_error). Its posts have no per-platform content: each target's caption and
     media are null."""
     return {
-        "id": post[0], "status": post[1], "sandbox": bool(post[2]), "caption": post[3],
-        "media": json.loads(post[4]),
+        "id": post[0], "status": post[1], "sandbox": bool(post[2]), "caption": post[3], "media": json.loads(post[4]),
         "targets": [{"id": t[0], "account_id": t[1], "platform": t[2], "status": t[3], "external_url": t[4],
-                     "published_at": _time(t[5]), "error_code": t[6], "error_message": t[7], "caption": None,
+                     "published_at": rfc3339(t[5]), "error_code": t[6], "error_message": t[7], "caption": None,
                      "media": None, "first_comment_error": t[8]} for t in targets],
-        "created_at": _time(post[5]), "scheduled_at": None,
+        "created_at": rfc3339(post[5]), "scheduled_at": None,
     }
 
 
-def create_post(authorization: str | None, body: dict) -> tuple[dict, dict]:
-    workspace_id, mode, plan = authenticate(authorization)
-    headers = rate_limit(workspace_id, plan)
-    caption, account_ids = body["caption"], body["account_ids"]
-    sandbox = mode == "sandbox"
-    now = utcnow()
-    month = now.strftime("%Y-%m")
-    conn = database()
-    with write_transaction(conn):
-        # lock_workspace: a plain read under SQLite's IMMEDIATE lock, FOR UPDATE on PostgreSQL.
-        workspace = conn.execute("SELECT id, name, plan, created_at FROM workspace WHERE id = ? LIMIT 1"
-                                 + ("" if SQLITE else " FOR UPDATE"), (workspace_id,)).fetchone()
-        marks = ", ".join("?" * len(account_ids))
-        found = {row[0]: row for row in conn.execute(
-            "SELECT id, workspace_id, platform, sandbox, username, platform_user_id, status, access_token,"
-            " refresh_token, token_expires_at, connected_at, created_at, refresh_at, refresh_claimed_until"
-            f" FROM account WHERE workspace_id = ? AND id IN ({marks})", (workspace_id, *account_ids))}
+def checked_upload(body) -> tuple[str, list[str]]:
+    if (not isinstance(body, dict) or not isinstance(body.get("caption"), str)
+            or not isinstance(body.get("account_ids"), list) or not body["account_ids"]
+            or not all(isinstance(a, str) for a in body["account_ids"])):
+        raise Refused(400, "validation_error", "caption and account_ids are required")
+    return body["caption"], list(dict.fromkeys(body["account_ids"]))
+
+
+KEY_SQL = ("SELECT k.workspace_id, k.mode, k.salt, k.secret_hash, w.plan FROM api_key k"
+           " JOIN workspace w ON w.id = k.workspace_id WHERE k.lookup = {p} AND k.revoked_at IS NULL")
+POST_SQL = "SELECT id, status, sandbox, caption, media, created_at FROM post WHERE id = {p} AND workspace_id = {p}"
+TARGETS_SQL = ("SELECT id, account_id, platform, status, external_url, published_at, error_code, error_message,"
+               " first_comment_error FROM target WHERE post_id = {p} ORDER BY position")
+ACCOUNTS_SQL = "SELECT id, platform, status, sandbox FROM account WHERE workspace_id = {p} AND id IN ({marks})"
+NEW_MONTH_SQL = "INSERT INTO monthly_usage (workspace_id, month, posts) VALUES ({p}, {p}, 0) ON CONFLICT DO NOTHING"
+COUNT_SQL = "UPDATE monthly_usage SET posts = posts + 1 WHERE workspace_id = {p} AND month = {p} AND posts < {p}"
+INSERT_POST_SQL = ("INSERT INTO post (id, workspace_id, sandbox, caption, media, simulate_error, status, created_at)"
+                   " VALUES ({p}, {p}, {p}, {p}, '[]', NULL, 'pending', {p})")
+INSERT_TARGET_SQL = ("INSERT INTO target (id, post_id, account_id, platform, position, status, attempts, updated_at)"
+                     " VALUES ({p}, {p}, {p}, {p}, {p}, 'pending', 0, {p})")
+INSERT_POST_PLATFORM_SQL = ("INSERT INTO post_platform (post_id, workspace_id, platform, created_at)"
+                            " VALUES ({p}, {p}, {p}, {p})")
+
+
+def sql(template: str, placeholder: str, count: int = 0) -> str:
+    return template.format(p=placeholder, marks=", ".join([placeholder] * count))
+
+
+class Store:
+    """The work of each request on one backend: `authenticate`, `upload`, `read`."""
+
+    def authenticate(self, authorization: str | None) -> tuple[str, str, str]:
+        """(workspace id, key mode, plan) of a valid bearer key, else Refused 401."""
+        if not authorization or authorization[:7].lower() != "bearer ":
+            raise UNAUTHORIZED
+        parts = parse_key(authorization[7:])
+        if parts is None:
+            raise UNAUTHORIZED
+        mode, lookup, secret = parts
+        row = self.key_row(lookup)
+        if row is None or row[1] != mode:
+            secret_matches("00" * 16, secret, "0" * 64)  # the same cost as a wrong secret
+            raise UNAUTHORIZED
+        if not secret_matches(row[2], secret, row[3]):
+            raise UNAUTHORIZED
+        return row[0], row[1], row[4]
+
+    def request(self, authorization: str | None) -> tuple[str, str, str, dict]:
+        workspace_id, mode, plan = self.authenticate(authorization)
+        limit = PLANS[plan][1]
+        count = self.hit(workspace_id, limit)
+        if count is None:
+            raise rate_refused(plan, limit)
+        return workspace_id, mode, plan, rate_headers(limit, count)
+
+    def upload(self, authorization: str | None, body) -> tuple[dict, dict]:
+        workspace_id, mode, _, headers = self.request(authorization)
+        caption, account_ids = checked_upload(body)
+        return self.create_post(workspace_id, mode == "sandbox", caption, account_ids), headers
+
+    def read(self, authorization: str | None, post_id: str) -> tuple[dict, dict]:
+        workspace_id, _, _, headers = self.request(authorization)
+        if not is_post_id(post_id):
+            raise NOT_FOUND
+        return self.read_post(workspace_id, post_id), headers
+
+    @staticmethod
+    def check_accounts(found: dict, account_ids: list[str], sandbox: bool) -> None:
         for account_id in account_ids:
             account = found.get(account_id)
-            if account is None or account[6] != "active" or bool(account[3]) != sandbox:
+            if account is None or account[2] != "active" or bool(account[3]) != sandbox:
                 raise Refused(422, "account_not_connected", f"account {account_id!r} cannot take this post")
-        # caps.count_post: a conditional increment the database refuses past the cap.
-        conn.execute("INSERT INTO monthly_usage (workspace_id, month, posts) VALUES (?, ?, 0) ON CONFLICT DO NOTHING",
-                     (workspace_id, month))
-        limit = PLANS[workspace[2]].posts_per_month
-        if not conn.execute("UPDATE monthly_usage SET posts = posts + 1 WHERE workspace_id = ? AND month = ?"
-                            " AND posts < ?", (workspace_id, month, limit)).rowcount:
-            raise Refused(403, "plan_limit_exceeded", f"the {workspace[2]} plan allows {limit} posts per month")
-        post = (new_id("post", now), "pending", sandbox, caption, "[]", now)
-        conn.execute("INSERT INTO post (id, workspace_id, sandbox, caption, media, simulate_error, status, created_at)"
-                     " VALUES (?, ?, ?, ?, ?, NULL, ?, ?)", (post[0], workspace_id, sandbox, caption, "[]", "pending", now))
-        targets = []
-        for position, account_id in enumerate(account_ids):
-            target = (new_id("tgt", now), account_id, found[account_id][2], "pending", None, None, None, None, None)
-            conn.execute("INSERT INTO target (id, post_id, account_id, platform, position, status, updated_at, attempts)"
-                         " VALUES (?, ?, ?, ?, ?, 'pending', ?, 0)", (target[0], post[0], account_id, target[2], position, now))
-            targets.append(target)
-        for platform in dict.fromkeys(t[2] for t in targets):
-            conn.execute("INSERT INTO post_platform (post_id, workspace_id, platform, created_at) VALUES (?, ?, ?, ?)",
-                         (post[0], workspace_id, platform, now))
-    for target in targets:  # after the commit, as handlers/posts.py `_wake_publishers`
-        enqueue(target[0])
-    return _post_view(post, targets), headers
+
+    @staticmethod
+    def over_cap(plan: str) -> Refused:
+        return Refused(403, "plan_limit_exceeded", f"the {plan} plan allows {PLANS[plan][0]} posts per month")
 
 
-def get_post(authorization: str | None, post_id: str) -> tuple[dict, dict]:
-    workspace_id, _, plan = authenticate(authorization)
-    headers = rate_limit(workspace_id, plan)
-    if not is_id(post_id, "post"):
-        raise Refused(404, "not_found", "no such post in this workspace")
-    conn = database()
-    post = conn.execute("SELECT id, status, sandbox, caption, media, created_at, workspace_id, simulate_error,"
-                        " overrides FROM post"
-                        " WHERE id = ? AND workspace_id = ? LIMIT 1", (post_id, workspace_id)).fetchone()
-    if post is None:
-        raise Refused(404, "not_found", "no such post in this workspace")
-    targets = conn.execute(
-        "SELECT id, account_id, platform, status, external_url, published_at, error_code, error_message,"
-        " first_comment_error, post_id, position, updated_at, attempts, lease_expires_at, state, next_check_at"
-        " FROM target WHERE post_id IN (?)"
-        " ORDER BY post_id, position", (post_id,)).fetchall()
-    return _post_view(post, targets), headers
+# --- SQLite -------------------------------------------------------------------------------
+
+# A sliding-window counter per workspace: this minute's count and the last one's, the last
+# weighted by how much of it the window still covers. Admitted iff under the limit; the
+# count is taken only when admitted.
+SQLITE_RATELIMIT_TABLE = ("CREATE TABLE IF NOT EXISTS reference_ratelimit (workspace_id TEXT PRIMARY KEY,"
+                          " minute INTEGER NOT NULL, count INTEGER NOT NULL, previous INTEGER NOT NULL,"
+                          " admitted INTEGER NOT NULL)")
+# Every expression of an UPDATE reads the row as it was.
+_CURRENT = "(CASE WHEN minute = :minute THEN count ELSE 0 END)"
+_PREVIOUS = "(CASE WHEN minute = :minute THEN previous WHEN minute = :minute - 1 THEN count ELSE 0 END)"
+SQLITE_HIT = f"""
+INSERT INTO reference_ratelimit (workspace_id, minute, count, previous, admitted) VALUES (:ws, :minute, 1, 0, 1)
+ON CONFLICT (workspace_id) DO UPDATE SET
+  count = {_CURRENT} + ({_CURRENT} + {_PREVIOUS} * :weight < :limit),
+  previous = {_PREVIOUS},
+  admitted = {_CURRENT} + {_PREVIOUS} * :weight < :limit,
+  minute = :minute
+RETURNING admitted, count + previous * :weight
+"""
 
 
-# --- HTTP -------------------------------------------------------------------------------
+class SqliteStore(Store):
+    """One connection to the database and one to the queue's file, used on the event loop."""
+
+    def __init__(self, database: str, queue: str) -> None:
+        self.db = self._connect(database)
+        self.db.execute("PRAGMA foreign_keys = 1")
+        self.db.execute(SQLITE_RATELIMIT_TABLE)
+        self.queue = self._connect(queue)
+        self.queue.execute("CREATE TABLE IF NOT EXISTS queue (id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                           " payload TEXT NOT NULL, enqueued_at INTEGER NOT NULL)")
+        self.sql = {name: sql(value, "?") for name, value in globals().items() if name.endswith("_SQL")}
+
+    @staticmethod
+    def _connect(path: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+        for pragma in ("journal_mode = wal", "synchronous = normal", "busy_timeout = 10000"):
+            conn.execute("PRAGMA " + pragma)
+        return conn
+
+    def key_row(self, lookup: str):
+        return self.db.execute(self.sql["KEY_SQL"], (lookup,)).fetchone()
+
+    def hit(self, workspace_id: str, limit: int) -> int | None:
+        now_ms = int(dt.datetime.now(dt.timezone.utc).timestamp() * 1000)
+        minute, into = divmod(now_ms, WINDOW_MS)
+        weight = 1 - into / WINDOW_MS
+        admitted, count = self.db.execute(SQLITE_HIT, {"ws": workspace_id, "minute": minute, "weight": weight,
+                                                       "limit": limit}).fetchone()
+        return int(count) if admitted else None
+
+    def create_post(self, workspace_id: str, sandbox: bool, caption: str, account_ids: list[str]) -> dict:
+        now, now_ms = now_utc()
+        stamp, month = now.isoformat(" "), now.strftime("%Y-%m")
+        q, db = self.sql, self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            plan = db.execute("SELECT plan FROM workspace WHERE id = ?", (workspace_id,)).fetchone()[0]
+            found = {row[0]: row for row in db.execute(sql(ACCOUNTS_SQL, "?", len(account_ids)),
+                                                       (workspace_id, *account_ids))}
+            self.check_accounts(found, account_ids, sandbox)
+            db.execute(q["NEW_MONTH_SQL"], (workspace_id, month))
+            if not db.execute(q["COUNT_SQL"], (workspace_id, month, PLANS[plan][0])).rowcount:
+                raise self.over_cap(plan)
+            post = (new_id("post", now_ms), "pending", sandbox, caption, "[]", now)
+            db.execute(q["INSERT_POST_SQL"], (post[0], workspace_id, sandbox, caption, stamp))
+            targets = []
+            for position, account_id in enumerate(account_ids):
+                target = (new_id("tgt", now_ms), account_id, found[account_id][1], "pending", None, None, None, None, None)
+                db.execute(q["INSERT_TARGET_SQL"], (target[0], post[0], account_id, target[2], position, stamp))
+                targets.append(target)
+            for platform in dict.fromkeys(t[2] for t in targets):
+                db.execute(q["INSERT_POST_PLATFORM_SQL"], (post[0], workspace_id, platform, stamp))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        for target in targets:
+            self.queue.execute("INSERT INTO queue (name, payload, enqueued_at) VALUES ('publish', ?, ?)",
+                               (json.dumps({"target_id": target[0]}), now_ms))
+        return post_body(post, targets)
+
+    def read_post(self, workspace_id: str, post_id: str) -> dict:
+        post = self.db.execute(self.sql["POST_SQL"], (post_id, workspace_id)).fetchone()
+        if post is None:
+            raise NOT_FOUND
+        return post_body(post, self.db.execute(self.sql["TARGETS_SQL"], (post_id,)).fetchall())
 
 
-async def _answer(work, *args, status: int = 200) -> JSONResponse:
-    try:
-        # One hop to the thread pool for all the blocking work of the request.
-        body, headers = await run_in_threadpool(work, *args)
-    except Refused as e:
-        return JSONResponse({"error": {"code": e.code, "message": e.message}}, e.status, e.headers)
-    return JSONResponse(body, status, headers)
+# --- PostgreSQL + Redis ---------------------------------------------------------------------
+
+# The same sliding-window counter as SQLite's, in one script call.
+REDIS_HIT = """
+local minute, weight, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = tonumber(redis.call('HGET', KEYS[1], minute) or '0')
+local before = tonumber(redis.call('HGET', KEYS[1], minute - 1) or '0')
+local count = now + before * weight
+if count >= limit then return {0, tostring(count)} end
+redis.call('HINCRBY', KEYS[1], minute, 1)
+redis.call('PEXPIRE', KEYS[1], 120000)
+return {1, tostring(count + 1)}
+"""
+REDIS_PREFIX = "reference:"
 
 
-async def upload(request):
-    try:
-        body = await request.json()
-    except ValueError:
-        return JSONResponse({"error": {"code": "validation_error", "message": "the body is not JSON"}}, 400)
-    return await _answer(create_post, request.headers.get("authorization"), body, status=201)
+class PostgresStore(Store):
+    """psycopg 3 connections from its pool, in autocommit; Redis for the limit and the queue."""
+
+    def __init__(self, database: str, queue: str) -> None:
+        import redis
+        from psycopg_pool import ConnectionPool
+
+        self.pool = ConnectionPool(database, min_size=4, max_size=40, kwargs={"autocommit": True}, open=True)
+        self.pool.wait()
+        self.redis = redis.Redis.from_url(queue)
+        self.script = self.redis.register_script(REDIS_HIT)
+        self.sql = {name: sql(value, "%s") for name, value in globals().items() if name.endswith("_SQL")}
+
+    def key_row(self, lookup: str):
+        with self.pool.connection() as conn:
+            return conn.execute(self.sql["KEY_SQL"], (lookup,)).fetchone()
+
+    def hit(self, workspace_id: str, limit: int) -> int | None:
+        minute, into = divmod(int(dt.datetime.now(dt.timezone.utc).timestamp() * 1000), WINDOW_MS)
+        admitted, count = self.script(keys=[REDIS_PREFIX + "ratelimit:" + workspace_id],
+                                      args=[minute, 1 - into / WINDOW_MS, limit])
+        return int(float(count)) if admitted else None
+
+    def create_post(self, workspace_id: str, sandbox: bool, caption: str, account_ids: list[str]) -> dict:
+        now, now_ms = now_utc()
+        month = now.strftime("%Y-%m")
+        q = self.sql
+        with self.pool.connection() as conn, conn.transaction():
+            plan = conn.execute("SELECT plan FROM workspace WHERE id = %s FOR UPDATE", (workspace_id,)).fetchone()[0]
+            found = {row[0]: row for row in conn.execute(sql(ACCOUNTS_SQL, "%s", len(account_ids)),
+                                                         (workspace_id, *account_ids))}
+            self.check_accounts(found, account_ids, sandbox)
+            conn.execute(q["NEW_MONTH_SQL"], (workspace_id, month))
+            if not conn.execute(q["COUNT_SQL"], (workspace_id, month, PLANS[plan][0])).rowcount:
+                raise self.over_cap(plan)
+            post = (new_id("post", now_ms), "pending", sandbox, caption, "[]", now)
+            conn.execute(q["INSERT_POST_SQL"], (post[0], workspace_id, sandbox, caption, now))
+            targets = []
+            for position, account_id in enumerate(account_ids):
+                target = (new_id("tgt", now_ms), account_id, found[account_id][1], "pending", None, None, None, None, None)
+                conn.execute(q["INSERT_TARGET_SQL"], (target[0], post[0], account_id, target[2], position, now))
+                targets.append(target)
+            for platform in dict.fromkeys(t[2] for t in targets):
+                conn.execute(q["INSERT_POST_PLATFORM_SQL"], (post[0], workspace_id, platform, now))
+        for target in targets:
+            self.redis.lpush(REDIS_PREFIX + "queue", json.dumps({"target_id": target[0], "enqueued_at": now_ms}))
+        return post_body(post, targets)
+
+    def read_post(self, workspace_id: str, post_id: str) -> dict:
+        with self.pool.connection() as conn:
+            post = conn.execute(self.sql["POST_SQL"], (post_id, workspace_id)).fetchone()
+            if post is None:
+                raise NOT_FOUND
+            return post_body(post, conn.execute(self.sql["TARGETS_SQL"], (post_id,)).fetchall())
 
 
-async def read_post(request):
-    return await _answer(get_post, request.headers.get("authorization"), request.path_params["id"])
+# --- HTTP -----------------------------------------------------------------------------------
 
 
-async def healthz(request):
-    return JSONResponse({"status": "ok"})
+def make_app(store: Store) -> Starlette:
+    run = (lambda work, *args: _inline(work, *args)) if isinstance(store, SqliteStore) else run_in_threadpool
+
+    async def answer(work, *args, status: int = 200) -> Response:
+        try:
+            body, headers = await run(work, *args)
+        except Refused as e:
+            return JSONResponse({"error": {"code": e.code, "message": e.message}}, e.status, e.headers)
+        return JSONResponse(body, status, headers)
+
+    async def upload(request):
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return JSONResponse({"error": {"code": "validation_error", "message": "the body is not JSON"}}, 400)
+        return await answer(store.upload, request.headers.get("authorization"), body, status=201)
+
+    async def read_post(request):
+        return await answer(store.read, request.headers.get("authorization"), request.path_params["id"])
+
+    async def healthz(request):
+        return JSONResponse({"status": "ok"})
+
+    return Starlette(routes=[
+        Route("/v1/upload", upload, methods=["POST"]),
+        Route("/v1/posts/{id}", read_post, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+    ])
 
 
-app = Starlette(routes=[
-    Route("/v1/upload", upload, methods=["POST"]),
-    Route("/v1/posts/{id}", read_post, methods=["GET"]),
-    Route("/healthz", healthz, methods=["GET"]),
-])
+async def _inline(work, *args):
+    return work(*args)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", required=True, help="a SQLite file, or a postgresql:// URL")
+    parser.add_argument("--queue", required=True, help="a SQLite file, or a redis:// URL")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
     args = parser.parse_args()
-    # h11, as `fanout api` serves (fanout/http/server.py), so both parse HTTP alike.
-    uvicorn.run(app, host=args.host, port=args.port, http="h11", access_log=False, log_level="warning")
+    if args.database.startswith("postgresql://"):
+        store: Store = PostgresStore(args.database, args.queue)
+    else:
+        store = SqliteStore(args.database, args.queue)
+    # uvicorn's h11 protocol, as `fanout api` serves (for its bounded request head), and
+    # its default event loop.
+    uvicorn.run(make_app(store), host=args.host, port=args.port, http="h11", access_log=False, log_level="warning")
 
 
 if __name__ == "__main__":

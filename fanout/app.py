@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException
 from . import runtime as _runtime
 from . import spec as _spec
 from .boot import boot
-from .handlers import connect_pages, docs, sandbox_pages
+from .handlers import HeldConnection, connect_pages, docs, sandbox_pages
 from .http.bodylimit import BodyLimitMiddleware
 from .http.errors import make_error_handler, render_crash
 from .http.headmethod import UndocumentedHeadMiddleware
@@ -56,7 +56,11 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_error_handler(ProblemException, render_error)
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)
-    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes, metrics=rt.metrics)
+    # With the stores in local files, requests run their statements on the event loop's
+    # thread (handlers.on_the_stores), on a connection held while requests keep coming.
+    connection = HeldConnection().request if settings.local_stores else None
+    app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes,
+                       metrics=rt.metrics, connection=connection)
     app.add_middleware(RateLimitHeaders, position=MiddlewarePosition.BEFORE_EXCEPTION)
     app.add_middleware(BodyLimitMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, max_bytes=settings.max_body_bytes)
     app.add_middleware(UndocumentedHeadMiddleware, position=MiddlewarePosition.BEFORE_ROUTING, routes=routes)

@@ -1,15 +1,21 @@
 """Operation handlers: parse, call a model function, shape the response."""
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import inspect
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from .. import runtime
 from ..ids import is_id
 from ..models import db
+from ..models.db import is_sqlite
 from ..problems import NotFound
 
 
@@ -51,7 +57,103 @@ async def on_the_stores(function, *args, **kwargs):
     """
     if runtime.current().settings.local_stores:
         return function(*args, **kwargs)
-    return await run_in_threadpool(function, *args, **kwargs)
+    # In the request's context (Connexion's `request` is a context variable), as
+    # run_in_threadpool would; on a thread of the stores' own pool.
+    call = functools.partial(contextvars.copy_context().run, _on_held_connection, function, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(_store_threads(), call)
+
+
+# Threads that wait on stores across a network (PostgreSQL, Redis), each holding a
+# connection of the database's pool for as long as it lives: taking one from the pool and
+# giving it back twice a request had the threads queue on the pool's lock, a third of a
+# request's time under load. A fixed number, well under the pool's 32 connections
+# (fanout/models/db.py), so the handlers run in Starlette's thread pool (`network_call`)
+# still find connections free.
+STORE_THREADS = 8
+_threads: ThreadPoolExecutor | None = None
+_thread_lock = threading.Lock()
+_held = threading.local()
+
+
+def _store_threads() -> ThreadPoolExecutor:
+    global _threads
+    if _threads is None:
+        with _thread_lock:
+            if _threads is None:
+                _threads = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="fanout-stores")
+    return _threads
+
+
+def _on_held_connection(function, *args, **kwargs):
+    """`function` on this thread's held connection: taken again when the database was
+    replaced or the connection can no longer be used (the server went away, an error left
+    it aborted), the old one going back to the pool, which discards it if broken."""
+    held = getattr(_held, "connection", None)
+    if held is None or held[0] is not db.obj or not db.is_connection_usable():
+        if held is not None and held[0] is db.obj:
+            held[1].__exit__(None, None, None)
+        context = db.connection_context()
+        context.__enter__()
+        _held.connection = (db.obj, context)
+    return function(*args, **kwargs)
+
+
+class HeldConnection:
+    """The event loop thread's database connection, held open while requests keep coming.
+
+    With the stores in local files, requests run their statements on the event loop's
+    thread (`on_the_stores`), one after the other. Taking that thread's connection from the
+    pool and giving it back around each lookup and handler cost more than the statements
+    of a read; so the first request takes it, and it goes back to the pool once `idle`
+    seconds pass with no request in flight. Every `db.connection_context()` on the thread
+    meanwhile finds it open and leaves it so.
+    """
+
+    def __init__(self, idle: float = 1.0) -> None:
+        self.idle = idle
+        self._held = None  # (the database it was taken from, its connection context)
+        self._in_flight = 0
+        self._last = 0.0
+        self._timer = None
+
+    @contextmanager
+    def request(self):
+        if self._held is None or self._held[0] is not db.obj:
+            self._take()
+        self._in_flight += 1
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            self._last = time.monotonic()
+
+    def _take(self) -> None:
+        if not is_sqlite():
+            return  # only a local file is opened on the loop: a server could stall it
+        context = db.connection_context()
+        try:
+            context.__enter__()
+        except Exception:
+            # No connection now (the database went away): the request goes on without one
+            # held, and whatever needs the database fails where it handles that (/readyz
+            # reports it, /healthz never asks).
+            return
+        self._held = (db.obj, context)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self.idle, self._check)
+
+    def _check(self) -> None:
+        self._timer = None
+        if self._held is None:
+            return
+        wait = self._last + self.idle - time.monotonic()
+        if self._in_flight or wait > 0:
+            self._timer = asyncio.get_running_loop().call_later(max(wait, 0.05), self._check)
+            return
+        database, context = self._held
+        self._held = None
+        if database is db.obj:  # else that database was closed by whoever replaced it
+            context.__exit__(None, None, None)
 
 
 def network_call(handler):

@@ -62,6 +62,7 @@ class Metrics:
         self._request_seconds = Histogram(
             "fanout_http_request_duration_seconds", "Time to answer an HTTP request, by method and route.",
             ["method", "route"], buckets=REQUEST_BUCKETS, registry=r)
+        self._request_series: dict[tuple[str, str, int], tuple] = {}
         self._in_progress = Gauge(
             "fanout_http_requests_in_progress", "HTTP requests being answered now.",
             multiprocess_mode="livesum", registry=r)
@@ -95,8 +96,15 @@ class Metrics:
         route = route or UNMATCHED
         method = method if method in METHODS else "OTHER"
         self._in_progress.dec()
-        self._requests.labels(method, route, str(status)).inc()
-        self._request_seconds.labels(method, route).observe(seconds)
+        # The series of a (method, route, status), found once: `labels` takes a lock and
+        # builds its key anew on every call. Labels take only known values (above), so
+        # the dict holds as many entries as there are series.
+        series = self._request_series.get((method, route, status))
+        if series is None:
+            series = self._request_series[method, route, status] = (
+                self._requests.labels(method, route, str(status)), self._request_seconds.labels(method, route))
+        series[0].inc()
+        series[1].observe(seconds)
 
     def post_created(self, sandbox: bool) -> None:
         self._posts.labels("sandbox" if sandbox else "live").inc()

@@ -60,7 +60,7 @@ def test_an_unroutable_id_names_nothing(client, auth, method, path):
 def test_an_unroutable_path_still_answers_405_with_its_methods(client, auth):
     answer = client.put("/v1/webhooks/%0A", headers=auth, json={})
     assert error_of(answer, 405)["code"] == "method_not_allowed"
-    assert answer.headers["allow"] == "DELETE, GET"
+    assert answer.headers["allow"] == "DELETE, GET, PATCH"
 
 
 def test_a_wrong_method_outside_the_spec_keeps_its_own_allow(client):

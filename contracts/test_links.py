@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from fanout.spec import SPEC as SPEC_PATH
-from tests.conftest import connect_sandbox_account, run_queue
+from tests.conftest import ExampleEndpoints, connect_sandbox_account, run_queue
 
 SPEC = yaml.safe_load(SPEC_PATH.read_text())
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -53,7 +53,16 @@ RESOURCES = {
     "/v1/accounts/{id}": ("list_accounts",),
     "/v1/posts/{id}": ("create_post", "list_posts"),
     "/v1/webhooks/{id}": ("create_webhook", "list_webhooks"),
+    "/v1/webhooks/{id}/deliveries/{delivery_id}": ("list_deliveries",),
+    "/v1/events/{id}": ("list_events",),
 }
+
+
+def operations_on(item_path: str) -> set[str]:
+    """The operations on a resource: under its path, and not under a resource within it."""
+    inner = [other for other in RESOURCES if other != item_path and other.startswith(item_path)]
+    return {op_id for op_id, op in OPERATIONS.items()
+            if op.path.startswith(item_path) and not any(op.path.startswith(i) for i in inner)}
 
 
 def links_of(operation: Operation) -> dict[str, set[str]]:
@@ -64,7 +73,7 @@ def links_of(operation: Operation) -> dict[str, set[str]]:
 
 def test_what_creates_or_lists_a_resource_links_to_every_operation_on_it():
     for item_path, sources in RESOURCES.items():
-        on_it = {op_id for op_id, op in OPERATIONS.items() if op.path.startswith(item_path)}
+        on_it = operations_on(item_path)
         assert on_it, item_path
         for source in sources:
             operation = OPERATIONS[source]
@@ -127,8 +136,11 @@ def insecure_urls() -> bool:
 
 @pytest.fixture
 def world(client, auth, rt, clock, httpserver):
-    """Sandbox accounts on every platform, a webhook on a loopback receiver, and two posts whose
-    events were delivered to it: every list holds two items or more, so a page of one has a next."""
+    """Sandbox accounts on every platform, a webhook on a loopback receiver, two posts whose
+    events were delivered to it, and a newer one due tomorrow (it can still be changed or
+    cancelled): every list holds two items or more, so a page of one has a next. The
+    registrations the examples make (`hooks.example.com`) answer their test pings here."""
+    rt.outbound = ExampleEndpoints(rt.outbound)
     httpserver.expect_request("/hook").respond_with_data("ok")
     accounts = {p: connect_sandbox_account(client, auth, p) for p in ("x", "threads", "instagram", "tiktok")}
     hook = client.post("/v1/webhooks", headers=auth,
@@ -138,7 +150,13 @@ def world(client, auth, rt, clock, httpserver):
         post = client.post("/v1/upload", headers=auth, json={"caption": caption, "platforms": ["x", "threads"]})
         assert post.status_code == 201, post.text
     run_queue(rt, clock)
-    return {"accounts": accounts["x"]["id"], "webhooks": hook.json()["id"], "posts": post.json()["id"]}
+    delivery = client.get(f"/v1/webhooks/{hook.json()['id']}/deliveries", headers=auth).json()["data"][0]
+    clock.advance(seconds=1)
+    later = client.post("/v1/upload", headers=auth, json={
+        "caption": "tomorrow", "platforms": ["x"], "scheduled_at": "2026-11-23T10:00:00Z"})
+    assert later.status_code == 201, later.text
+    return {"accounts": accounts["x"]["id"], "webhooks": hook.json()["id"], "posts": later.json()["id"],
+            "deliveries": delivery["id"], "events": client.get("/v1/events", headers=auth).json()["data"][0]["id"]}
 
 
 def send(client, auth, operation: Operation, path_params: dict, query: dict | None = None, body=None):
@@ -153,7 +171,9 @@ def source_exchange(client, auth, world, source: Operation) -> Exchange:
     params = {}
     if "{id}" in source.path:
         params["id"] = world[source.path.split("/")[2]]
-    query = {"limit": 1} if source.spec["operationId"] in ("list_posts", "list_deliveries") else {}
+    if "{delivery_id}" in source.path:
+        params["delivery_id"] = world["deliveries"]
+    query = {"limit": 1} if source.spec["operationId"] in ("list_posts", "list_deliveries", "list_events") else {}
     body = source.body_example() if source.spec.get("requestBody") else None
     return Exchange(params, send(client, auth, source, params, query, body))
 

@@ -15,8 +15,8 @@ hand-made headers from generated ones, which gives false `ignored_auth` failures
 (schemathesis#2846).
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
-The one check configured differently is `positive_data_acceptance`, for the three rules
-below that no schema can state, each with its reason; every other rule of a request is in
+The one check configured differently is `positive_data_acceptance`, for the rules below
+that no schema can state, each with its reason; every other rule of a request is in
 openapi.yaml (`oneOf`, `not`, `pattern`), so schema-valid data meets it.
 
 The rate limiter is on, as in production: the generated requests come a second apart on
@@ -30,8 +30,8 @@ import pytest
 import schemathesis
 from schemathesis.config import SchemathesisConfig
 
-from fanout.models import MonthlyUsage, Post, db
-from tests.conftest import bearer, connect_sandbox_account, spend
+from fanout.models import Event, IdempotencyRecord, MonthlyUsage, Post, db
+from tests.conftest import ExampleEndpoints, bearer, connect_sandbox_account, spend
 
 SEED = 20261122
 
@@ -40,12 +40,19 @@ SEED = 20261122
 POSITIVE_DEFAULTS = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx"]
 
 # Webhook URLs that pass every rule, host included: both names are public in the
-# `resolver` fixture. Nothing is delivered in-process (no test here runs the queue), and
-# the loopback guard would refuse it.
+# `resolver` fixture. No event is delivered in-process (no test here runs the queue), and
+# the test pings a run sends are answered without a connection (`ExampleEndpoints`): the
+# loopback guard would refuse any.
 PUBLIC_WEBHOOK_URLS = [
     "https://hooks.example.com/fanout",
     "https://dual.example.com/hooks?source=fanout",
 ]
+
+# Times `scheduled_at` takes within its range on the test clock (2026-11-22, a second more
+# each request): generated times are almost all out of it (400), which would keep most
+# uploads from the rules behind it. (The rest of the time it is generated: null, absent or
+# out of range.)
+SCHEDULED_TIMES = ["2026-11-22T12:00:00Z", "2026-12-24T18:30:00.250+01:00", "2027-06-01T00:00:00-07:00"]
 
 CONFIG = {
     "seed": SEED,
@@ -61,7 +68,8 @@ CONFIG = {
         "coverage": {"enabled": True},
         "fuzzing": {"enabled": True},
     },
-    "dictionaries": {"public-webhook-urls": {"values": PUBLIC_WEBHOOK_URLS}},
+    "dictionaries": {"public-webhook-urls": {"values": PUBLIC_WEBHOOK_URLS},
+                     "scheduled-times": {"values": SCHEDULED_TIMES}},
     "operations": [
         {
             "include-operation-id": "create_webhook",
@@ -75,12 +83,23 @@ CONFIG = {
             "phases": {"coverage": {"checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}}}},
         },
         {
-            "include-operation-id": "create_post",
-            # A schema-valid upload must still name active accounts of the post's mode in
-            # this workspace (422 account_not_connected) and media each platform takes
-            # (422 unsupported_media_for_platform): rules of the data, not of the request's
-            # shape, so positive data may answer 422.
-            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "422"]}},
+            "include-operation-id": "update_webhook",
+            # A new URL is held to the rule of registration: the same URLs as create_webhook's,
+            # and 400 for the coverage phase's own, whose hosts do not resolve.
+            "parameters": {"body.url": {"dictionary": "public-webhook-urls", "probability": 1.0}},
+            "phases": {"coverage": {"checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}}}},
+        },
+        {
+            "include-operation-id-regex": "^(create_post|preflight_post|update_post)$",
+            # A schema-valid upload (or preflight of one, or change of a post) must still
+            # name active accounts of the post's mode in this workspace (422
+            # account_not_connected) and media each platform takes (422
+            # unsupported_media_for_platform): rules of the data, not of the request's
+            # shape, so positive data may answer 422. And its `scheduled_at` must lie
+            # between 60 s ago and 365 days ahead: a rule of the clock, which no schema
+            # can state, so positive data may answer 400 validation_error naming it.
+            "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400", "422"]}},
+            "parameters": {"body.scheduled_at": {"dictionary": "scheduled-times", "probability": 0.7}},
         },
         {
             "include-operation-id": "get_readiness",
@@ -90,10 +109,11 @@ CONFIG = {
             "checks": {"not_a_server_error": {"expected-statuses": ["2xx", "3xx", "4xx", "503"]}},
         },
         {
-            "include-operation-id-regex": "^(list_posts|list_deliveries)$",
+            "include-operation-id-regex": "^(list_posts|list_deliveries|list_events)$",
             # `cursor` is opaque: only a next_cursor this service issued to this workspace is
             # valid, and any other string is 400 (openapi.yaml, list_posts). No schema can
-            # name them.
+            # name them, nor the events of this workspace's log an `after` must name
+            # (openapi.yaml, list_events).
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400"]}},
         },
     ],
@@ -107,8 +127,11 @@ def reset_workspace(client, key: str) -> None:
     them and requires the same draws to give the same rule choices, so what one scenario
     leaves behind (webhooks a list would show, an account it disconnected, posts a list
     would show first) must not reach the next. The account gives
-    `list_accounts -> disconnect_account` something to follow. Posts cannot be deleted
-    through the API, so they (and the month's count) are cleared in the database.
+    `list_accounts -> disconnect_account` something to follow. Posts and the events log
+    cannot be emptied through the API, so they (and the month's count) are cleared in the
+    database: the log then starts empty whatever the reset itself connected or disconnected.
+    So are the stored answers of Idempotency-Keys: an upload example sent again would
+    replay the id of a post cleared here, and a link from it would find nothing.
     """
     for webhook in client.get("/v1/webhooks", headers=bearer(key)).json()["data"]:
         assert client.delete(f"/v1/webhooks/{webhook['id']}", headers=bearer(key)).status_code == 204
@@ -120,10 +143,12 @@ def reset_workspace(client, key: str) -> None:
     with db.connection_context():
         Post.delete().execute()
         MonthlyUsage.delete().execute()
+        Event.delete().execute()
+        IdempotencyRecord.delete().execute()
 
 
 @pytest.fixture
-def api_schema(app, client, sandbox_key, clock):
+def api_schema(app, client, sandbox_key, clock, rt):
     """The spec as the app serves it, with the sandbox key as bearer auth.
 
     The test clock moves a second before every generated request: a client sending 60
@@ -131,6 +156,7 @@ def api_schema(app, client, sandbox_key, clock):
     production) lets the run reach the logic behind every operation. Its 429 is held to
     the spec by test_every_operation_documents_its_429 below.
     """
+    rt.outbound = ExampleEndpoints(rt.outbound)  # the test pings of the registrations made
     reset_workspace(client, sandbox_key)
     # Built in code, not discovered: contracts/schemathesis.toml belongs to the CLI run and
     # reads its key from the environment.
@@ -177,7 +203,7 @@ def test_the_examples_phase_runs_every_operation(api_schema):
         if list(generate_example_cases(test=lambda: None, operation=operation, fill_missing=True)):
             exercised.add(operation.label)
     labels = {result.ok().label for result in api_schema.get_all_operations()}
-    assert len(labels) == 15
+    assert len(labels) == 24
     assert exercised == labels
     assert documented == labels - without_input
     assert without_input == {"GET /v1/usage", "GET /v1/webhooks", "GET /healthz", "GET /readyz", "GET /metrics"}

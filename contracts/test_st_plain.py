@@ -16,9 +16,10 @@ webhooks kept to a receiver); this run pins what the spec gives a tool by itself
 - the stateful phase follows the declared links. Which ones a run this short follows is
   the draw's, so a floor is asserted here; contracts/test_links.py follows every one.
 - no check fails but `positive_data_acceptance` on the rules no schema can state, the same
-  ones contracts/schemathesis.toml allows: an upload naming accounts the workspace does not
-  have, or media a platform does not take (422), and a `cursor` the service did not issue
-  (400). Without a config file these count as failures, so the run's exit status is not
+  ones contracts/schemathesis.toml allows: an upload (a preflight, a change of a post)
+  naming accounts the workspace does not have, or media a platform does not take (422), or
+  a `scheduled_at` out of its range around now (400), and a `cursor` the service did not
+  issue (400). Without a config file these count as failures, so the run's exit status is not
   what is asserted; each failure is.
 
 The workspace is the one a quickstart leaves: a sandbox key and one sandbox account on each
@@ -59,11 +60,17 @@ METHODS = ("get", "put", "post", "delete", "patch")
 
 # (operation, status, error code, a word of the message): the answers to schema-valid
 # requests that only the data can refuse (contracts/schemathesis.toml says why for each).
+# An upload, its preflight and a change of a post share the upload's rules: the accounts and
+# media above, and a `scheduled_at` within 60 s ago and 365 days ahead (a rule of the clock).
 DATA_RULES = {
-    ("POST /v1/upload", 422, "account_not_connected", ""),
-    ("POST /v1/upload", 422, "unsupported_media_for_platform", ""),
+    *((operation, status, code, word)
+      for operation in ("POST /v1/upload", "POST /v1/upload/preflight", "PATCH /v1/posts/{id}")
+      for status, code, word in ((422, "account_not_connected", ""), (422, "unsupported_media_for_platform", ""),
+                                 (400, "validation_error", "scheduled_at"))),
     ("GET /v1/posts", 400, "validation_error", "cursor"),
     ("GET /v1/webhooks/{id}/deliveries", 400, "validation_error", "cursor"),
+    ("GET /v1/events", 400, "validation_error", "cursor"),
+    ("GET /v1/events", 400, "validation_error", "after names no event"),
 }
 
 

@@ -10,6 +10,7 @@ from connexion.middleware import ConnexionMiddleware, MiddlewarePosition
 from connexion.middleware.swagger_ui import SwaggerUIMiddleware
 from starlette.exceptions import HTTPException
 
+from . import dashboard
 from . import runtime as _runtime
 from . import spec as _spec
 from .boot import boot
@@ -49,8 +50,10 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     )
     pages = connect_pages.ROUTES + sandbox_pages.ROUTES + docs.routes(spec, settings.base_url)
     forms = {path for path, _ in connect_pages.FORM_ROUTES}
-    routes = RouteTable(spec, pages=tuple((path, ("GET", "HEAD", "POST") if path in forms else ("GET", "HEAD"))
-                                          for path, _ in pages))
+    page_methods = {path: ("GET", "HEAD", "POST") if path in forms else ("GET", "HEAD") for path, _ in pages}
+    for path, _, methods in dashboard.ROUTES:
+        page_methods[path] = tuple(dict.fromkeys([*page_methods.get(path, ()), *methods, *(("HEAD",) if "GET" in methods else ())]))
+    routes = RouteTable(spec, pages=tuple(page_methods.items()))
     render_error = make_error_handler(routes)
     app.add_error_handler(Problem, render_error)
     app.add_error_handler(ProblemException, render_error)
@@ -75,4 +78,6 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["GET"])
     for path, endpoint in connect_pages.FORM_ROUTES:
         app.add_url_rule(path, endpoint.__name__, endpoint, methods=["POST"])
+    for path, endpoint, methods in dashboard.ROUTES:
+        app.add_url_rule(path, f"{endpoint.__module__}.{endpoint.__name__}", endpoint, methods=list(methods))
     return app

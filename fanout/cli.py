@@ -7,12 +7,13 @@ exit 1 with a one-line reason.
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
 import logging
 import os
 import signal
 import sys
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from . import __version__
 from .ops import metrics_dir
@@ -185,20 +186,22 @@ def cmd_worker(args, settings):
     # theirs to clean, since they serve it.
     metrics_dir.prepare(settings.data_dir, clean=False)
     rt = _boot(settings)
+    from . import tasks
     from .tasks.heartbeat import Heartbeat
     from .tasks.publishing import sweep
     from .tasks.webhooks import threaded_lane
 
     # Webhook attempts run on the lane's threads, so publishing never waits behind them.
     rt.lane = threaded_lane(rt).start()
-    consumer = rt.queue.create_consumer(workers=args.threads, worker_type="thread", periodic=True,
-                                        shutdown_timeout=WORKER_GRACE, max_delay=IDLE_POLL)
+    consumer = tasks.consumer(rt.queue, workers=args.threads, worker_type="thread", periodic=True,
+                              shutdown_timeout=WORKER_GRACE, max_delay=IDLE_POLL)
     # Service managers stop with SIGTERM, which Huey takes as "interrupt running tasks";
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
     # its lease: the sweeper takes its target back.
     consumer._signal_actions[signal.SIGTERM] = (False, True)
-    # Take back at once what a killed worker left behind, rather than at the next minute.
-    sweep(rt)
+    # Take back at once what a killed worker left behind, rather than at the next minute,
+    # and start what fell due while no worker ran (a scheduled post's time).
+    sweep(rt, stale=_dt.timedelta(0))
     heartbeat = Heartbeat(rt).start()
     log.info("queue worker running with %d thread(s) and %d delivery slots, as %s", args.threads, rt.lane.slots,
              heartbeat.worker_id)
@@ -232,7 +235,8 @@ def cmd_listen(args, settings):
             raise NotStarted(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
         threading.Thread(target=listener.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
         # With --json, stdout holds only deliveries; the banner goes where logs go.
-        print(f"listening on {listener.url} (any path): 204 to deliveries signed with this secret, "
+        signed_with = "this secret" if len(args.secret) == 1 else f"any of these {len(args.secret)} secrets"
+        print(f"listening on {listener.url} (any path): 204 to deliveries signed with {signed_with}, "
               f"401 to bad signatures, 400 to unreadable bodies; Ctrl-C stops",
               file=sys.stderr if args.json else sys.stdout, flush=True)
         received = signal.sigwait(stop_signals)
@@ -281,7 +285,9 @@ def _key_view(key) -> dict:
         "workspace_id": key.workspace_id,
         "mode": key.mode,
         "prefix": key.prefix,
+        "name": key.name,
         "created_at": isoformat(key.created_at),
+        "last_used_at": isoformat(key.last_used_at),
         "revoked_at": isoformat(key.revoked_at),
     }
 
@@ -322,7 +328,7 @@ def cmd_key_create(args, settings):
 
     rt = _boot(settings)
     with db.connection_context():
-        key, key_string = create_key(rt, args.workspace_id, args.mode)
+        key, key_string = create_key(rt, args.workspace_id, args.mode, name=args.name)
     value = {
         "id": key.id,
         "key": key_string,
@@ -354,6 +360,29 @@ def cmd_key_revoke(args, settings):
     with db.connection_context():
         key = revoke_key(rt, args.key_id)
     return _key_view(key), f"revoked {key.id}"
+
+
+def cmd_dashboard_link(args, settings):
+    from .models import db
+    from .models.dashboard import new_link
+
+    rt = _boot(settings)
+    with db.connection_context():
+        token, expires_at = new_link(rt, args.workspace_id)
+    url = f"{settings.base_url}/dashboard/sign-in?{urlencode({'token': token})}"
+    value = {"url": url, "workspace_id": args.workspace_id, "expires_at": isoformat(expires_at)}
+    return value, f"{url}\nOpen it in a browser before {isoformat(expires_at)} (15 minutes); it signs in once."
+
+
+def cmd_dashboard_revoke(args, settings):
+    from .models import db
+    from .models.dashboard import revoke
+
+    _boot(settings)
+    with db.connection_context():
+        sessions, links = revoke(args.workspace_id)
+    value = {"workspace_id": args.workspace_id, "sessions_ended": sessions, "links_voided": links}
+    return value, f"ended {sessions} dashboard session(s) and voided {links} unused sign-in link(s) of {args.workspace_id}"
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -421,8 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object a delivery, a line each")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on")
     p.add_argument("--port", type=int, default=9000, help="port to listen on, 0 for a free one (the first line names it)")
-    p.add_argument("--secret", type=_webhook_secret, required=True, metavar="whsec_...",
-                   help="the registration's secret, as POST /v1/webhooks returned it")
+    p.add_argument("--secret", type=_webhook_secret, required=True, action="append", metavar="whsec_...",
+                   help="the registration's secret, as POST /v1/webhooks (or rotate-secret) returned it; "
+                        "repeat it during a rotation: a signature made with any of them is valid")
     p.set_defaults(fn=cmd_listen)
 
     p = command(sub, "migrate", parents=[common], help="create or upgrade the database schema")
@@ -444,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(keys, "create", parents=[common], help="create a key (printed once)")
     p.add_argument("workspace_id", help="ws_...")
     p.add_argument("--mode", choices=["live", "sandbox"], required=True, help="live keys publish; sandbox keys never call a platform")
+    p.add_argument("--name", help="what uses the key, shown in the dashboard's key list")
     p.set_defaults(fn=cmd_key_create)
     p = command(keys, "list", parents=[common], help="list a workspace's keys (never the key strings)")
     p.add_argument("workspace_id", help="ws_...")
@@ -451,6 +482,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(keys, "revoke", parents=[common], help="revoke a key; refused from the next request on")
     p.add_argument("key_id", help="key_...")
     p.set_defaults(fn=cmd_key_revoke)
+
+    p = command(sub, "dashboard-link", parents=[common],
+                help="print a sign-in link to a workspace's dashboard (one use, 15 minutes)")
+    p.add_argument("workspace_id", help="ws_...")
+    p.set_defaults(fn=cmd_dashboard_link)
+    p = command(sub, "dashboard-revoke", parents=[common],
+                help="end every dashboard session of a workspace and void its unused sign-in links")
+    p.add_argument("workspace_id", help="ws_...")
+    p.set_defaults(fn=cmd_dashboard_revoke)
     return parser
 
 

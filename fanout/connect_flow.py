@@ -89,9 +89,16 @@ def start(rt, workspace_id: str, platform: str, *, sandbox: bool, redirect_url: 
             guard.parse_redirect_url(redirect_url, insecure=rt.settings.insecure_urls)
         except guard.UnsafeURL as e:
             raise InvalidRequest(f"redirect_url: {e}") from None
+    return begin(rt, workspace_id, platform, sandbox=sandbox, back=redirect_url)
+
+
+def begin(rt, workspace_id: str, platform: str, *, sandbox: bool, back: str | None) -> str:
+    """The connect URL of a new session, by the rules of every flow (a live one needs the
+    platform set up; the account cap), sending the browser to `back` at the end: a client's
+    `redirect_url` that `start` checked, or a page of this server (the dashboard's)."""
     if not sandbox and live_setup(rt, platform) is None:
         raise PlatformNotConfigured(not_configured(rt, platform))
-    token = start_session(rt, workspace_id, platform=platform, sandbox=sandbox, redirect_url=redirect_url)
+    token = start_session(rt, workspace_id, platform=platform, sandbox=sandbox, redirect_url=back)
     return f"{rt.settings.connect_url}/connect/{platform}?{urlencode({'session': token})}"
 
 

@@ -71,6 +71,12 @@ class DuplicateRequest(Problem):
     status, code = 409, "duplicate_request"
 
 
+class PostNotEditable(Problem):
+    """An edit or cancel of a post a worker has started publishing (or that has finished)."""
+
+    status, code = 409, "post_not_editable"
+
+
 class PayloadTooLarge(Problem):
     status, code = 413, "payload_too_large"
     # Closing spares reading the rest of a body nobody will use.

@@ -74,6 +74,10 @@ class Store(Protocol):
         """
         ...
 
+    def count(self, key: str, now: float, window: float) -> int:
+        """How many admitted hits lie in the window ending at `now`, recording nothing."""
+        ...
+
     def ping(self) -> None:
         """Raise LimiterUnavailable unless the store answers now (for /readyz)."""
         ...
@@ -240,6 +244,15 @@ class SqliteStore:
         frees = (kept - limit) * _DIGITS  # the limit-th newest: refused, so it is in the window
         return False, kept - gone, int(stamps[frees:frees + _DIGITS]) / 1000
 
+    def count(self, key: str, now: float, window: float) -> int:
+        cutoff = _stamp(_ms(now) - _ms(window))
+        try:
+            row = self._connection().execute("SELECT stamps FROM ratelimit_log WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as e:
+            raise LimiterUnavailable(f"rate limit store {self.path} unavailable: {e}") from e
+        stamps = row[0] if row else ""
+        return sum(stamps[i:i + _DIGITS] > cutoff for i in range(0, len(stamps), _DIGITS))
+
     def ping(self) -> None:
         # A connection of its own, closed at once: the per-thread ones live as long as their
         # thread, and each readiness check runs on a new one.
@@ -314,6 +327,14 @@ class RedisStore:
             raise self._unavailable(e) from e
         return bool(admitted), int(count), None if frees is None else int(frees) / 1000
 
+    def count(self, key: str, now: float, window: float) -> int:
+        try:
+            stamps = self._redis.lrange(self.prefix + key, 0, -1)
+        except self._errors as e:
+            raise self._unavailable(e) from e
+        cutoff = _ms(now) - _ms(window)
+        return sum(int(stamp) > cutoff for stamp in stamps)
+
     def ping(self) -> None:
         try:
             self._redis.ping()
@@ -362,6 +383,16 @@ class Limiter:
         # leaves, fewer do.
         wait_ms = _ms(frees) + WINDOW * 1000 - now_ms if frees is not None else 0
         return Decision(False, limit, 0, max(1, _ceil_seconds(wait_ms)))
+
+    def count(self, key: str) -> int:
+        """The requests `key` was admitted in the last window, counting none (the dashboard shows it)."""
+        return self.store.count(key, to_epoch_ms(self.clock()) / 1000, WINDOW)
+
+
+    def would_admit(self, key: str, limit: int) -> bool:
+        """Whether a hit for `key` now would be admitted; records nothing."""
+        now_ms = to_epoch_ms(self.clock())
+        return self.store.count(key, now_ms / 1000, WINDOW) < limit
 
 
 def policy(limit: int) -> str:

@@ -36,6 +36,8 @@ class Settings:
     sandbox_latency: float = 0.0
     # Threads a worker process sends webhook attempts on (fanout/tasks/lane.py).
     delivery_slots: int = 16
+    # Days the events log keeps an event (and its deliveries) before housekeeping prunes it.
+    event_retention_days: int = 30
     # Response validation costs time on every request; tests and CI turn it on.
     validate_responses: bool = False
     # Larger request bodies are refused with 413 before they are read (README, Settings).
@@ -77,6 +79,8 @@ class Settings:
             publish_lease=_whole_number("FANOUT_PUBLISH_LEASE", env.get("FANOUT_PUBLISH_LEASE", ""), 300, "seconds"),
             sandbox_latency=_latency(env.get("FANOUT_SANDBOX_LATENCY", "")),
             delivery_slots=_whole_number("FANOUT_DELIVERY_SLOTS", env.get("FANOUT_DELIVERY_SLOTS", ""), 16, "threads", 256),
+            event_retention_days=_whole_number(
+                "FANOUT_EVENT_RETENTION_DAYS", env.get("FANOUT_EVENT_RETENTION_DAYS", ""), 30, "days", 3650),
             limiter_url=_limiter_url(env.get("FANOUT_LIMITER_URL", ""), queue_url, data_dir),
             max_body_bytes=_whole_number("FANOUT_MAX_BODY_BYTES", env.get("FANOUT_MAX_BODY_BYTES", ""), 1024 * 1024, "bytes"),
             log_format=_log_format(env.get("FANOUT_LOG_FORMAT", "")),

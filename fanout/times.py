@@ -28,3 +28,10 @@ def to_epoch_ms(value: _dt.datetime) -> int:
     # Integer arithmetic: float seconds * 1000 can land a millisecond short.
     delta = value - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def parse_isoformat(value: str | None) -> _dt.datetime | None:
+    """What `isoformat` wrote, back as a naive UTC datetime."""
+    if value is None:
+        return None
+    return _dt.datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC).replace(tzinfo=None)

@@ -7,6 +7,7 @@ query, no rule.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 
 from .times import isoformat
 
@@ -51,50 +52,68 @@ def post_view(post, targets: list) -> dict:
         "media": post.media_list,
         "targets": [target_view(t, post) for t in targets],
         "created_at": isoformat(post.created_at),
-        "scheduled_at": None,
+        "scheduled_at": isoformat(post.scheduled_at),
     }
 
 
 def post_summary(post, targets: list) -> dict:
-    """`PostSummary`, a list entry: id, status, caption, created_at and targets
-    (docs/decisions.md#posts-and-targets)."""
+    """`PostSummary`, a list entry: id, status, caption, created_at, scheduled_at and
+    targets (docs/decisions.md#posts-and-targets)."""
     return {
         "id": post.id,
         "status": post.status,
         "caption": post.caption,
         "created_at": isoformat(post.created_at),
+        "scheduled_at": isoformat(post.scheduled_at),
         "targets": [target_view(t, post) for t in targets],
     }
 
 
+def preflight_view(foreseen: list) -> dict:
+    """`Preflight`: each destination's foreseen failures (fanout/preflight.py), in order."""
+    targets = [{
+        "platform": item.account.platform,
+        "account_id": item.account.id,
+        "ok": not item.problems,
+        "problems": [{"code": p.error_code, "message": p.error_message} for p in item.problems],
+    } for item in foreseen]
+    return {"ok": all(t["ok"] for t in targets), "targets": targets}
+
+
 def webhook_view(webhook) -> dict:
-    """`Webhook`: never its secret."""
+    """`Webhook`: never its secrets."""
     return {
         "id": webhook.id,
         "url": webhook.url,
         "events": webhook.event_list,
+        "enabled": webhook.enabled,
+        "disabled_reason": webhook.disabled_reason,
+        "previous_secret_expires_at": isoformat(webhook.previous_secret_expires_at),
         "created_at": isoformat(webhook.created_at),
     }
 
 
 def new_webhook_view(webhook, secret: str) -> dict:
-    """`WebhookWithSecret`: the one answer that shows the secret, POST /v1/webhooks."""
+    """`WebhookWithSecret`: the answers that show a secret, POST /v1/webhooks and rotate-secret."""
     return {**webhook_view(webhook), "secret": secret}
 
 
 def delivery_view(delivery, attempts: list) -> dict:
     """`Delivery`, with its event's subject and every attempt so far."""
     event = delivery.event
+    due = [t for t in (delivery.next_attempt_at, delivery.redeliver_at) if t is not None]
     return {
         "id": delivery.id,
         "event_id": event.id,
         "event": event.type,
         "post_id": event.post_id,
         "target_id": event.target_id,
-        "account_id": event.account_id,
+        # A post event's account is its target's (`target.account_id`); the field names an
+        # account event's subject only.
+        "account_id": event.account_id if event.type.startswith("account.") else None,
         "status": delivery.status,
         "attempts": [attempt_view(a) for a in attempts],
-        "next_attempt_at": isoformat(delivery.next_attempt_at),
+        "next_attempt_at": isoformat(min(due)) if due else None,
         "created_at": isoformat(delivery.created_at),
     }
 
@@ -102,7 +121,18 @@ def delivery_view(delivery, attempts: list) -> dict:
 def attempt_view(attempt) -> dict:
     """`DeliveryAttempt`."""
     return {"number": attempt.number, "attempted_at": isoformat(attempt.attempted_at), "status_code": attempt.status_code,
-            "error": attempt.error, "duration_ms": attempt.duration_ms}
+            "error": attempt.error, "duration_ms": attempt.duration_ms, "redelivery": attempt.redelivery}
+
+
+def event_view(event) -> dict:
+    """`Event`: exactly the JSON delivered for it, from the bytes stored."""
+    return json.loads(event.body)
+
+
+def ping_view(ping) -> dict:
+    """`WebhookTestResult`: what the endpoint did with a test ping."""
+    return {"event_id": ping.event_id, "succeeded": ping.succeeded, "status_code": ping.status_code,
+            "error": ping.error, "duration_ms": ping.duration_ms, "attempted_at": isoformat(ping.attempted_at)}
 
 
 def cap_view(limit: int, used: int | None, resets_at: _dt.datetime | None = None) -> dict:
@@ -145,13 +175,16 @@ def target_event(event_id: str, kind: str, target, now: _dt.datetime) -> dict:
     return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
 
 
-def account_event(event_id: str, kind: str, account, reason: str, now: _dt.datetime) -> dict:
-    """The body of an `account.*` event (contracts/events/account_event.schema.json)."""
-    return {
-        "id": event_id,
-        "event": kind,
-        "account": {"id": account.id, "platform": account.platform, "username": account.username,
-                    "status": account.status},
-        "reason": reason,
-        "timestamp": isoformat(now),
-    }
+def account_event(event_id: str, kind: str, account, now: _dt.datetime, reason: str | None = None) -> dict:
+    """The body of an `account.*` event, the account object as it is now; `reason` for
+    `account.expired` (contracts/events/account_event.schema.json)."""
+    body = {"id": event_id, "event": kind, "account": account_view(account)}
+    if reason is not None:
+        body["reason"] = reason
+    return {**body, "timestamp": isoformat(now)}
+
+
+def registration_event(event_id: str, kind: str, webhook, now: _dt.datetime) -> dict:
+    """The body of a `webhook.*` event: the registration, never its secrets
+    (contracts/events/webhook_event.schema.json)."""
+    return {"id": event_id, "event": kind, "webhook": webhook_view(webhook), "timestamp": isoformat(now)}

@@ -691,6 +691,25 @@ class LoopbackSite(ThreadingHTTPServer):
         pass  # clients cut off on purpose, and rejected handshakes, are expected here
 
 
+class ExampleEndpoints:
+    """An outbound client for tests whose registrations name hosts off loopback (the spec's
+    examples' `hooks.example.com`, which the `resolver` fixture resolves to a public
+    address): a POST to such a URL is answered `status` without connecting anywhere, and
+    recorded in `sent`; loopback URLs go through `real`, the service's own client."""
+
+    def __init__(self, real, status: int = 204):
+        self.real, self.status = real, status
+        self.sent: list[tuple[str, bytes, dict]] = []
+
+    def post(self, url: str, body: bytes, headers: dict):
+        if is_loopback_url(url):
+            return self.real.post(url, body, headers)
+        from fanout.outbound.client import OutboundResponse
+
+        self.sent.append((url, body, headers))
+        return OutboundResponse(self.status, {}, b"", 0.0)
+
+
 def serving(server):
     """Serve a test HTTP server (a `ThreadingHTTPServer` with a `release` event) on a thread
     for the length of a fixture; its handlers are released and the thread joined after."""

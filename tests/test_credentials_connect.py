@@ -154,7 +154,7 @@ def test_the_identifier_is_escaped_when_shown_again(client, link):
     page = send(client, link, identifier=hostile, password=WRONG)
     assert page.status_code == 401
     assert "<script>" not in page.text
-    assert 'value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page.text
+    assert 'value="&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page.text  # markupsafe's escapes
 
 
 def test_a_platform_that_cannot_be_reached_shows_the_form_again(client, link, sky):

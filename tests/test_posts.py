@@ -72,11 +72,11 @@ def test_get_an_unknown_or_foreign_post_is_404(client, auth, accounts, other_aut
     assert foreign.json() == unknown.json()
 
 
-def test_list_entries_show_id_status_caption_created_at_and_targets(client, auth, accounts):
+def test_list_entries_show_id_status_caption_created_at_scheduled_at_and_targets(client, auth, accounts):
     created = upload(client, auth)
     listed = page(client, auth)
     assert listed["has_more"] is False and listed["next_cursor"] is None
-    assert listed["data"] == [{k: created[k] for k in ("id", "status", "caption", "created_at", "targets")}]
+    assert listed["data"] == [{k: created[k] for k in ("id", "status", "caption", "created_at", "scheduled_at", "targets")}]
 
 
 def test_list_is_newest_first(client, auth, accounts, clock):

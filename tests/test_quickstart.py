@@ -1,7 +1,8 @@
 """The README run as pasted: the quickstart's `sh` blocks in bash, one bash per shell they
 name, against a real `fanout serve` and `fanout listen` on loopback; then, in the shells
-the quickstart left, the generated client's blocks (its example saved as the README says),
-or live mode on one machine (the emulators in a fourth shell). Only the ports change (to
+the quickstart left, posts in time (scheduled, edited, cancelled, tried), the generated
+client's blocks (its example saved as the README says), or live mode on one machine (the
+emulators in a fourth shell). Only the ports change (to
 free ones). Each `# → ` line under a command is what it prints, `...` standing for
 anything; every such line must match a line of that shell's output, in order."""
 from __future__ import annotations
@@ -191,6 +192,33 @@ def test_the_generated_client_works_as_pasted_after_the_quickstart(quickstart):
     (quickstart.folder / "sdk_example.py").write_text(python_block(client))  # "Save it as sdk_example.py"
     shell.run(run_example, seconds=120)
     shell.show(run_example.expected)
+
+
+def test_posts_in_time_work_as_pasted_after_the_quickstart(quickstart):
+    """In the quickstart's second shell: a post scheduled 5 s ahead, listed as scheduled and
+    then published; one edited, then cancelled; an edit refused once published; two preflights."""
+    blocks = shell_blocks(section(quickstart.readme, "Posts in time"))
+    assert [b.shell for b in blocks] == [2, 2, 2, 2], "the blocks' shells changed: update this test"
+    shell = quickstart.shells[2]
+    for block in blocks:
+        start = len(shell.output)
+        shell.run(block)
+        shown = "".join(shell.output[start:])  # this block's, not the quickstart's like it
+        assert not unmatched(block.expected, shown), f"not shown: {unmatched(block.expected, shown)}\n{shown}"
+
+
+def test_catching_up_after_downtime_works_as_pasted(quickstart):
+    """After the quickstart: the newest event noted, the receiver stopped (Ctrl-C in shell 3,
+    as the README says), a post published while it is down, then every event after the
+    one noted, read from the events log."""
+    note, catch_up = shell_blocks(section(quickstart.readme, "Catching up after downtime"))
+    assert (note.shell, catch_up.shell) == (2, 2), "the section's blocks changed: update this test"
+    shell = quickstart.shells[2]
+    shell.run(note)
+    shell.show(note.expected)
+    assert quickstart.shells[3].interrupt() == 0, quickstart.shells[3].text()
+    shell.run(catch_up, seconds=120)
+    shell.show(catch_up.expected)
 
 
 def test_live_mode_on_one_machine_works_as_pasted(quickstart):

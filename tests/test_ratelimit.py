@@ -143,6 +143,17 @@ def test_window_slides(limiter, clock):
     assert [d.allowed for d in _burst(limiter, "ws_a", 10, 6)] == [True] * 5 + [False]
 
 
+def test_count_is_the_admitted_hits_of_the_last_minute_and_counts_none_itself(limiter, clock):
+    assert limiter.count("ws_count") == 0
+    _burst(limiter, "ws_count", 3, 5)  # three admitted, two refused
+    clock.advance(seconds=30)
+    limiter.hit("ws_count", 3)  # refused too: the window is full
+    assert [limiter.count("ws_count") for _ in range(3)] == [3, 3, 3]
+    clock.advance(seconds=30)  # the burst has left the window
+    assert limiter.count("ws_count") == 0
+    assert limiter.hit("ws_count", 3).allowed and limiter.count("ws_count") == 1
+
+
 # --- headers -------------------------------------------------------------------------------
 
 def test_headers_parse_as_structured_fields(limiter):

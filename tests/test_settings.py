@@ -247,6 +247,17 @@ def test_delivery_slots_can_be_set():
     assert Settings.from_env({"FANOUT_DELIVERY_SLOTS": "4"}).delivery_slots == 4
 
 
+def test_the_events_log_keeps_30_days_unless_told_otherwise():
+    assert Settings.from_env({}).event_retention_days == 30
+    assert Settings.from_env({"FANOUT_EVENT_RETENTION_DAYS": "90"}).event_retention_days == 90
+
+
+@pytest.mark.parametrize("value", ["0", "3651", "forever", "-1"])
+def test_a_bad_event_retention_names_its_variable(value):
+    with pytest.raises(SettingsError, match="FANOUT_EVENT_RETENTION_DAYS"):
+        Settings.from_env({"FANOUT_EVENT_RETENTION_DAYS": value})
+
+
 def test_the_retry_schedule_can_be_overridden():
     assert Settings.from_env({"FANOUT_WEBHOOK_RETRY_SCHEDULE": "5, 10"}).webhook_retry_schedule == (5, 10)
 

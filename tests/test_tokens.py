@@ -92,12 +92,14 @@ def test_expiring_an_account_sends_account_expired_to_subscribed_registrations_o
                        events="post.completed,post.failed", created_at=clock.now)
         deliveries = expire_account(rt, account.id, "Threads refused to refresh the token")
         assert [Delivery.get_by_id(d).webhook_id for d in deliveries] == [subscribed.id]
-        [event] = Event.select()
+        [event] = Event.select().where(Event.type == "account.expired")
     assert row(account.id).status == "expired"
     body = json.loads(event.body)
     Draft202012Validator(SCHEMA).validate(body)
     assert (event.account_id, event.post_id, event.target_id) == (account.id, None, None)
-    assert body["account"] == {"id": account.id, "platform": "threads", "username": "ada", "status": "expired"}
+    assert body["account"] == {"id": account.id, "platform": "threads", "username": "ada", "status": "expired",
+                               "connected_at": "2026-11-22T10:00:00.000Z", "sandbox": False}
+    assert body["reason"] == "Threads refused to refresh the token"
 
 
 def test_an_account_expires_once_however_many_workers_see_the_refusal(rt, workspace, clock):
@@ -105,7 +107,7 @@ def test_an_account_expires_once_however_many_workers_see_the_refusal(rt, worksp
     with db.connection_context():
         expire_account(rt, account.id, "refused")
         assert expire_account(rt, account.id, "refused") == []
-        assert Event.select().count() == 1
+        assert Event.select().where(Event.type == "account.expired").count() == 1
 
 
 def test_an_account_turning_expired_is_logged_once_at_warning_with_the_reason(rt, workspace, clock, caplog):

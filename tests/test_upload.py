@@ -94,7 +94,6 @@ def test_a_caption_over_a_platform_cap_is_still_accepted(client, auth, threads_a
         ({"accounts": {"x": "acc_1"}, "account_ids": ["acc_1"]}, "send platforms too"),
         ({"platforms": ["x"], "accounts": {"threads": "acc_1"}}, "threads, which is not in platforms"),
         ({"platforms": ["myspace"]}, ""),
-        ({"platforms": ["x"], "scheduled_at": "2026-12-01T00:00:00Z"}, "scheduled_at"),
     ],
 )
 def test_destination_shape_errors_are_400(client, auth, x_account, body, words):

@@ -22,10 +22,12 @@ def test_register_answers_201_with_the_secret(client, auth):
     answer = register(client, auth)
     assert answer.status_code == 201
     body = answer.json()
-    assert set(body) == {"id", "url", "events", "secret", "created_at"}
+    assert set(body) == {"id", "url", "events", "enabled", "disabled_reason", "previous_secret_expires_at", "secret",
+                         "created_at"}
     assert body["id"].startswith("wh_")
     assert body["url"] == HOOK["url"]
     assert body["events"] == ["post.completed", "post.failed"]
+    assert body["enabled"] is True and body["disabled_reason"] is None and body["previous_secret_expires_at"] is None
     assert body["secret"].startswith("whsec_") and len(body["secret"]) > 40
     assert body["created_at"] == "2026-11-22T10:00:00.000Z"
 
@@ -79,7 +81,7 @@ def test_events_keep_a_stable_order(client, auth):
 def test_get_returns_the_registration(client, auth):
     created = register(client, auth, events=["post.failed"]).json()
     got = client.get(f"/v1/webhooks/{created['id']}", headers=auth).json()
-    assert got == {k: created[k] for k in ("id", "url", "events", "created_at")}
+    assert got == {k: v for k, v in created.items() if k != "secret"}
 
 
 def test_list_is_newest_first(client, auth, clock):

@@ -59,6 +59,11 @@ def test_the_installed_wheel_serves_the_api_from_a_folder_outside_the_checkout(i
         key = fanout_json(installed, elsewhere, user_env, "key", "create", ws["id"], "--mode", "sandbox")["key"]
         accounts = requests.get(f"{server.url}/v1/accounts", headers=bearer(key), timeout=10)
         assert (accounts.status_code, accounts.json()) == (200, {"data": []})
+        # The dashboard's templates and files are in the wheel too.
+        sign_in = requests.get(f"{server.url}/dashboard/sign-in", timeout=10)
+        assert sign_in.status_code == 200 and "<h1>Sign in to the dashboard</h1>" in sign_in.text
+        for name in ("dashboard.css", "dashboard.js"):
+            assert requests.get(f"{server.url}/dashboard/static/{name}", timeout=10).status_code == 200, name
     assert server.exit_code == 0, server.log()
     if not EXTERNAL_DATABASE_URL:
         assert (elsewhere / "var" / "fanout.db").is_file()  # the wheel's migrations made it in ./var

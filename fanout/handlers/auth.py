@@ -3,14 +3,17 @@ from __future__ import annotations
 
 from .. import runtime
 from ..models import db
-from ..models.api_key import find_key
+from ..models.api_key import find_key, mark_used
 from ..plans import get_plan
 from . import fixed_signature, on_the_stores
 
 
 def _lookup(token: str) -> dict | None:
+    rt = runtime.current()
     with db.connection_context():
         key = find_key(token)
+        if key is not None:
+            mark_used(key, rt.now())
     if key is None:
         return None
     plan = key.workspace_plan  # read on every request, never cached: a change applies at once
@@ -21,7 +24,7 @@ def _lookup(token: str) -> dict | None:
         "mode": key.mode,
         "plan": plan,
         # Counted in the same call as the lookup (fanout/http/throttle.py applies it).
-        "rate": runtime.current().throttle.check(key.workspace_id, get_plan(plan).requests_per_minute),
+        "rate": rt.throttle.check(key.workspace_id, get_plan(plan).requests_per_minute),
     }
 
 

@@ -9,7 +9,6 @@ never a 500 for a bad or stale link.
 """
 from __future__ import annotations
 
-import html
 import re
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -19,6 +18,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import runtime
 from ..connect_flow import Form, Redirect, Refused, finish, open_link, sign_in
+from ..dashboard.render import render
 
 # The session token is in the URL: keep it out of Referer headers, caches and frames.
 PAGE_HEADERS = {
@@ -26,7 +26,8 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    # The stylesheet every page of Fanout shares, from this server; nothing else.
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'",
 }
 
 SESSION_PROBLEMS = {
@@ -64,24 +65,15 @@ REMEDIES = {
 RETRY_TOKEN = re.compile(r"[0-9A-Za-z]{1,200}")
 
 
-STYLE = ("body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}"
-         "label{display:block;margin-top:1rem;font-weight:600}input{display:block;width:100%;box-sizing:border-box;"
-         "padding:.5rem;margin-top:.25rem;font:inherit}small{color:#555}button{margin-top:1.5rem;padding:.5rem 1rem;"
-         "font:inherit}.error{color:#a40000}")
 # The most a sign-in form's body may hold: two inputs and the session token.
 MAX_FORM_BYTES = 8192
 
 
-def page(status: int, title: str, text: str, link: tuple[str, str] | None = None, *, extra: str = "") -> HTMLResponse:
-    """The page, with `link` (href, words) as a paragraph of its own and `extra` (HTML made
-    by this module) after it."""
-    action = f'<p><a href="{html.escape(link[0])}">{html.escape(link[1])}</a></p>' if link else ""
-    body = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        f"<title>{html.escape(title)} · Fanout</title><style>{STYLE}</style>"
-        f"</head><body><main><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{action}{extra}</main></body></html>"
-    )
-    return HTMLResponse(body, status_code=status, headers=PAGE_HEADERS)
+def page(status: int, title: str, text: str, link: tuple[str, str] | None = None) -> HTMLResponse:
+    """The page, in the look of every page of Fanout (fanout/dashboard/render.py), with
+    `link` (href, words) as a paragraph of its own."""
+    return HTMLResponse(render("message.html", title=title, text=text, link=link), status_code=status,
+                        headers=PAGE_HEADERS)
 
 
 def form_page(form: Form) -> HTMLResponse:
@@ -90,20 +82,12 @@ def form_page(form: Form) -> HTMLResponse:
     `form-action`: browsers apply it to the redirect after the post too, which goes on to
     the client's `redirect_url` (tests/test_credentials_connect.py)."""
     identifier, password = form.fields
-    inputs = []
-    for field, value, kind, autocomplete in ((identifier, form.identifier, "text", "username"),
-                                             (password, "", "password", "current-password")):
-        hint = f"<small>{html.escape(field.hint)}</small>" if field.hint else ""
-        shown = f' value="{html.escape(value)}"' if value else ""
-        inputs.append(f'<label>{html.escape(field.label)}<input type="{kind}" name="{html.escape(field.name)}"'
-                      f' autocomplete="{autocomplete}" required{shown}></label>{hint}')
-    error = f'<p class="error" role="alert">{html.escape(form.error)}</p>' if form.error else ""
-    body = (f'{error}<form method="post" action="/connect/{html.escape(form.platform)}">'
-            f'<input type="hidden" name="session" value="{html.escape(form.token)}">{"".join(inputs)}'
-            f'<button type="submit">Connect {html.escape(form.title)}</button></form>')
-    return page(form.status, f"Connect your {form.title} account",
-                f"Sign in with an app password made for Fanout, not your account's main password. "
-                f"Fanout keeps only the access {form.title} grants, never the password.", extra=body)
+    body = render("connect_form.html", title=f"Connect your {form.title} account",
+                  text=(f"Sign in with an app password made for Fanout, not your account's main password. "
+                        f"Fanout keeps only the access {form.title} grants, never the password."),
+                  link=None, form=form, inputs=[(identifier, form.identifier, "text", "username"),
+                                                (password, "", "password", "current-password")])
+    return HTMLResponse(body, status_code=form.status, headers=PAGE_HEADERS)
 
 
 def with_query(url: str, params: dict) -> str:

@@ -1,4 +1,5 @@
-"""POST /v1/upload, GET /v1/posts, GET /v1/posts/{id}."""
+"""POST /v1/upload, POST /v1/upload/preflight, GET /v1/posts, GET, PATCH and DELETE
+/v1/posts/{id}."""
 from __future__ import annotations
 
 import logging
@@ -8,13 +9,17 @@ from connexion import request
 from .. import runtime
 from ..http import cursors
 from ..models import idempotency
+from ..models.edits import cancel_post, edit_post
 from ..models.post import get_post as _get_post
 from ..models.post import list_posts as _list_posts
 from ..models.post import targets_of
 from ..models.upload import create_post as _create_post
-from ..models.upload import draft_from_request
-from ..views import page_view, post_summary, post_view
-from . import api_call, known_id
+from ..models.upload import draft_from_request, wake_time
+from ..preflight import preflight
+from ..tasks.publishing import wake
+from ..times import parse_isoformat
+from ..views import page_view, post_summary, post_view, preflight_view
+from . import api_call, known_id, network_call, no_content
 
 UPLOAD_PATH = "/v1/upload"
 log = logging.getLogger(__name__)
@@ -22,30 +27,49 @@ log = logging.getLogger(__name__)
 
 @api_call
 def create_post(body, token_info):
-    rt = runtime.current()
-    workspace_id = token_info["workspace_id"]
-    draft = draft_from_request(body, token_info["mode"], insecure_urls=rt.settings.insecure_urls)
+    answer = upload(runtime.current(), token_info["workspace_id"], token_info["mode"], body,
+                    request.headers.get("idempotency-key"))
+    if answer.replayed:
+        return answer.body, answer.status, {"Idempotent-Replayed": "true"}
+    return answer.body, answer.status
+
+
+def upload(rt, workspace_id: str, key_mode: str, body: dict, idempotency_key: str | None) -> idempotency.Answer:
+    """What `POST /v1/upload` does with a body that passed its schema, for the API and the
+    dashboard's post form alike: the upload's rules, the post, its count and its key's
+    answer in one transaction (or the answer replayed), then its publishers woken."""
+    draft = draft_from_request(body, key_mode, now=rt.now(), insecure_urls=rt.settings.insecure_urls)
 
     def create() -> tuple[int, dict]:
         return 201, post_view(*_create_post(rt, workspace_id, draft))
 
-    key = request.headers.get("idempotency-key")
-    answer = idempotency.once(workspace_id, key, UPLOAD_PATH, body, rt.now(), create)
-    if answer.replayed:
-        return answer.body, answer.status, {"Idempotent-Replayed": "true"}
-    rt.metrics.post_created(draft.sandbox)
-    _wake_publishers(rt, answer.body)
-    return answer.body, answer.status
+    answer = idempotency.once(workspace_id, idempotency_key, UPLOAD_PATH, body, rt.now(), create)
+    if not answer.replayed:
+        rt.metrics.post_created(draft.sandbox)
+        _wake_publishers(rt, answer.body)
+    return answer
 
 
 def _wake_publishers(rt, post: dict) -> None:
-    """Enqueue one publish task per target, after the post committed."""
+    """Enqueue the targets' wake-ups after the post committed: at once, or for its
+    scheduled time when that is near (fanout/models/upload.py `wake_time`, the rule the
+    upload marked its targets by); the sweeper enqueues the others' later."""
     try:
-        for target in post["targets"]:
-            rt.tasks.publish(target["id"])
+        due_at = parse_isoformat(post["scheduled_at"])
+        if due_at is not None and wake_time(due_at, parse_isoformat(post["created_at"])) is None:
+            return
+        wake(rt, [target["id"] for target in post["targets"]], due_at)
     except Exception:
-        # The post is safely stored; the sweeper re-enqueues its targets within a minute.
+        # The post is safely stored; the sweeper re-enqueues its targets within a minute of
+        # their time.
         log.exception("could not enqueue publishing for %s; the sweeper will", post["id"])
+
+
+@network_call
+def preflight_post(body, token_info):
+    # In the thread pool: it fetches media and may ask the platforms.
+    rt = runtime.current()
+    return preflight_view(preflight(rt, token_info["workspace_id"], body, token_info["mode"])), 200
 
 
 @api_call
@@ -54,11 +78,30 @@ def get_post(id, token_info):
 
 
 @api_call
-def list_posts(token_info, limit=20, cursor=None, status=None, platform=None):
+def update_post(id, body, token_info):
+    rt = runtime.current()
+    edited = edit_post(rt, token_info["workspace_id"], known_id(id, "post", "post"), body, token_info["mode"])
+    if edited.wake_at is not None:
+        try:
+            wake(rt, [t.id for t in edited.targets], edited.wake_at)
+        except Exception:
+            log.exception("could not enqueue publishing for %s; the sweeper will", edited.post.id)
+    return post_view(edited.post, edited.targets), 200
+
+
+@api_call
+def delete_post(id, token_info):
+    cancel_post(token_info["workspace_id"], known_id(id, "post", "post"), token_info["mode"])
+    return no_content()
+
+
+@api_call
+def list_posts(token_info, limit=20, cursor=None, status=None, platform=None, scheduled=None):
     rt = runtime.current()
     workspace_id = token_info["workspace_id"]
     after = cursors.after(rt.keyring, workspace_id, cursor)
-    posts, has_more = _list_posts(workspace_id, limit=limit, after=after, status=status, platform=platform)
+    posts, has_more = _list_posts(workspace_id, limit=limit, after=after, status=status, platform=platform,
+                                  scheduled=scheduled, now=rt.now())
     targets = targets_of([p.id for p in posts])
     summaries = [post_summary(p, targets[p.id]) for p in posts]
     return page_view(summaries, cursors.next_cursor(rt.keyring, workspace_id, posts, has_more), has_more), 200

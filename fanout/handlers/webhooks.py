@@ -1,24 +1,22 @@
-"""POST/GET /v1/webhooks, GET/DELETE /v1/webhooks/{id}."""
+"""POST/GET /v1/webhooks, GET/PATCH/DELETE /v1/webhooks/{id}, its deliveries, redelivery,
+test ping and secret rotation. The rules are fanout/models/webhook.py's and
+fanout/models/deliveries.py's; the ping is sent by fanout/tasks/webhooks.py."""
 from __future__ import annotations
 
 from .. import runtime
 from ..http import cursors
 from ..models import deliveries
 from ..models import webhook as webhooks
-from ..outbound.guard import UnsafeURL, check_url
-from ..problems import InvalidRequest
-from ..views import delivery_view, list_view, new_webhook_view, page_view, webhook_view
+from ..tasks.webhooks import ping
+from ..views import delivery_view, list_view, new_webhook_view, page_view, ping_view, webhook_view
 from . import api_call, known_id, network_call, no_content
 
 
-@network_call  # check_url resolves the host
+@network_call  # the URL's host is resolved
 def create_webhook(body, token_info):
     rt = runtime.current()
-    try:
-        check_url(body["url"], rt.resolve, insecure=rt.settings.insecure_urls)
-    except UnsafeURL as e:
-        raise InvalidRequest(f"url: {e}") from None
-    webhook, secret = webhooks.create_webhook(rt, token_info["workspace_id"], url=body["url"], events=body["events"])
+    url = webhooks.guard_url(rt, body["url"])
+    webhook, secret = webhooks.create_webhook(rt, token_info["workspace_id"], url=url, events=body["events"])
     return new_webhook_view(webhook, secret), 201
 
 
@@ -30,6 +28,17 @@ def list_webhooks(token_info):
 @api_call
 def get_webhook(id, token_info):
     return webhook_view(webhooks.get_webhook(token_info["workspace_id"], known_id(id, "wh", "webhook"))), 200
+
+
+@network_call  # a new URL's host is resolved
+def update_webhook(id, body, token_info):
+    rt = runtime.current()
+    workspace_id, webhook_id = token_info["workspace_id"], known_id(id, "wh", "webhook")
+    webhooks.get_webhook(workspace_id, webhook_id)  # 404 before the URL is looked at
+    url = webhooks.guard_url(rt, body["url"]) if "url" in body else None
+    webhook = webhooks.update_webhook(rt, workspace_id, webhook_id, url=url, events=body.get("events"),
+                                      enabled=body.get("enabled"))
+    return webhook_view(webhook), 200
 
 
 @api_call
@@ -47,3 +56,25 @@ def list_deliveries(id, token_info, limit=20, cursor=None):
     attempts = deliveries.attempts_of([d.id for d in rows])
     items = [delivery_view(d, attempts[d.id]) for d in rows]
     return page_view(items, cursors.next_cursor(rt.keyring, workspace_id, rows, has_more), has_more), 200
+
+
+@api_call
+def redeliver(id, delivery_id, token_info):
+    rt = runtime.current()
+    delivery = deliveries.request_redelivery(token_info["workspace_id"], known_id(id, "wh", "webhook"),
+                                             known_id(delivery_id, "dlv", "delivery of this webhook"), rt.now())
+    rt.tasks.deliver(delivery.id)
+    return delivery_view(delivery, deliveries.attempts_of([delivery.id])[delivery.id]), 202
+
+
+@network_call  # the ping is sent, and answered, within this request
+def test_webhook(id, token_info):
+    return ping_view(ping(runtime.current(), token_info["workspace_id"], known_id(id, "wh", "webhook"))), 200
+
+
+@api_call
+def rotate_webhook_secret(id, token_info, body=None):
+    expire = (body or {}).get("expire_after_seconds", webhooks.DEFAULT_OVERLAP)
+    webhook, secret = webhooks.rotate_secret(runtime.current(), token_info["workspace_id"],
+                                             known_id(id, "wh", "webhook"), expire)
+    return new_webhook_view(webhook, secret), 200

@@ -73,6 +73,21 @@ class Throttle:
                 log.warning("rate limit store reachable again; limiting resumed")
         return decision
 
+    def count(self, workspace_id: str) -> int | None:
+        """The workspace's requests in the last minute, counting none; None while the store is down."""
+        try:
+            return self.limiter.count(workspace_id)
+        except LimiterUnavailable:
+            return None
+
+    def would_admit(self, key: str, limit: int) -> bool:
+        """Whether `check` would admit one more hit now, counting nothing (a preflight's
+        look at a platform's window); True while the store cannot answer, as `check` fails open."""
+        try:
+            return self.limiter.would_admit(key, limit)
+        except LimiterUnavailable:
+            return True
+
     def problem(self) -> str | None:
         """Why the store cannot count requests now, or None; asks the store (for /readyz)."""
         try:

@@ -26,6 +26,7 @@ from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator, Parame
 import jsonschema_rs
 from jsonschema import Draft4Validator, ValidationError
 
+from ..problems import InvalidRequest
 from .errors import QUOTE_LIMIT
 from .operations import PARSED_BODY
 
@@ -209,8 +210,51 @@ class JSONBodyValidator(JSONRequestBodyValidator):
         try:
             self._validator.validate(body)
         except ValidationError as e:
-            where = "/".join(str(p) for p in e.absolute_path)
-            raise BadRequestProblem(detail=f"{where or 'body'}: {_rule_broken(e) or _shortened(e)}") from None
+            raise BadRequestProblem(detail=body_message(e)) from None
+
+
+def body_message(error: ValidationError) -> str:
+    """The 400's message for a body that breaks its schema: where, then what."""
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where or 'body'}: {_rule_broken(error) or _shortened(error)}"
+
+
+class RequestBody:
+    """An operation's JSON body schema, checked as the API checks it, for callers that build
+    a body themselves (the dashboard's forms): the same schema, the same validator, and
+    InvalidRequest with the message the API's 400 would carry.
+
+    `spec` is the spec as the server enforces it (fanout/spec.py `load`).
+    """
+
+    def __init__(self, spec: dict, operation_id: str) -> None:
+        schema = next(op["requestBody"]["content"]["application/json"]["schema"]
+                      for item in spec["paths"].values() for op in item.values()
+                      if isinstance(op, dict) and op.get("operationId") == operation_id and "requestBody" in op)
+        self._spec = spec
+        # The components beside the schema, so its $refs resolve against the same document.
+        self._validator = _body_validators({**schema, "components": spec["components"]})
+        self.schema = self._resolve(schema)
+
+    def _resolve(self, node: dict) -> dict:
+        while "$ref" in node:
+            target = self._spec
+            for part in node["$ref"].removeprefix("#/").split("/"):
+                target = target[part]
+            node = target
+        return node
+
+    @property
+    def properties(self) -> dict[str, dict]:
+        """The body's fields, each schema with its $ref followed."""
+        return {name: self._resolve(field) for name, field in self.schema.get("properties", {}).items()}
+
+    def check(self, body: dict) -> None:
+        try:
+            self._validator.validate(body)
+        except ValidationError as e:
+            # Its first line, as the API's error handler keeps of a 400's detail.
+            raise InvalidRequest(body_message(e).strip().split("\n", 1)[0]) from None
 
 
 # Keywords that state a rule jsonschema can only report as a dump of the schema ("... is not

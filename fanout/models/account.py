@@ -1,11 +1,14 @@
-"""Connected social accounts (their cap is checked in fanout/models/caps.py)."""
+"""Connected social accounts (their cap is checked in fanout/models/caps.py), and the
+`account.connected` and `account.disconnected` events of their comings and goings."""
 from __future__ import annotations
 
 import datetime as _dt
 
+from .. import views
 from ..problems import NotFound
 from . import caps
 from .db import write_transaction
+from .event import lock_log, record_event, send_after_commit
 from .lifecycle import fail_pending_targets
 from .tables.account import Account
 from .workspace import lock_workspace
@@ -35,7 +38,9 @@ def connect_account(
     token_expires_at: _dt.datetime | None = None,
     refresh_at: _dt.datetime | None = None,
 ) -> Account:
-    """Add the account, or refresh it if this platform user is already in the workspace.
+    """Add the account, or refresh it if this platform user is already in the workspace,
+    recording `account.connected` either way (its deliveries are sent once the outermost
+    transaction commits).
 
     `refresh_at`: when the periodic task should refresh its token (None: never)."""
     encrypt = rt.keyring.encrypt
@@ -46,6 +51,7 @@ def connect_account(
         refresh_at=refresh_at,
     )
     with write_transaction():
+        lock_log(workspace_id)  # first, before any row: this transaction records an event
         workspace = lock_workspace(workspace_id)
         existing = Account.get_or_none(
             (Account.workspace == workspace) & (Account.platform == platform)
@@ -55,10 +61,10 @@ def connect_account(
             Account.update(status="active", username=username, connected_at=rt.now(), **tokens).where(
                 Account.id == existing.id
             ).execute()
-            return Account.get_by_id(existing.id)
+            return _connected(rt, Account.get_by_id(existing.id))
         caps.check_accounts(workspace)
         now = rt.now()
-        return Account.create(
+        return _connected(rt, Account.create(
             id=rt.new_id("acc"),
             workspace=workspace,
             platform=platform,
@@ -69,14 +75,31 @@ def connect_account(
             connected_at=now,
             created_at=now,
             **tokens,
-        )
+        ))
+
+
+def _connected(rt, account: Account) -> Account:
+    """Record `account.connected` for the account as it now is."""
+    now = rt.now()
+    deliveries = record_event(rt, account.workspace_id, "account.connected",
+                              lambda event_id, at: views.account_event(event_id, "account.connected", account, at),
+                              now, account_id=account.id)
+    send_after_commit(rt, deliveries)
+    return account
 
 
 def disconnect_account(rt, workspace_id: str, account_id: str) -> list[str]:
-    """Remove the account and, with its row, its tokens; its targets still pending fail with
-    platform_auth_expired (docs/decisions.md#disconnecting). Returns the deliveries to send after commit."""
+    """Remove the account and, with its row, its tokens, recording `account.disconnected`
+    (the account as it was); its targets still pending fail with platform_auth_expired
+    (docs/decisions.md#disconnecting). Returns the deliveries to send after commit."""
     with write_transaction():
-        deleted = Account.delete().where((Account.id == account_id) & (Account.workspace == workspace_id)).execute()
-        if not deleted:
+        lock_log(workspace_id)  # first: this transaction records events
+        account = Account.get_or_none((Account.id == account_id) & (Account.workspace == workspace_id))
+        if account is None or not Account.delete().where(Account.id == account_id).execute():
             raise NotFound("no such account in this workspace")
-        return fail_pending_targets(rt, account_id, "the account was disconnected; reconnect it")
+        now = rt.now()
+        deliveries = record_event(
+            rt, workspace_id, "account.disconnected",
+            lambda event_id, at: views.account_event(event_id, "account.disconnected", account, at),
+            now, account_id=account.id)
+        return deliveries + fail_pending_targets(rt, account_id, "the account was disconnected; reconnect it")

@@ -1,7 +1,9 @@
 """API keys: issued once, stored as lookup id + salted hash, revoked for good."""
 from __future__ import annotations
 
+import datetime as _dt
 import os
+import unicodedata
 
 from ..security import apikeys
 from ..problems import InvalidRequest, NotFound
@@ -11,10 +13,27 @@ from .tables.api_key import ApiKey
 from .workspace import Workspace, lock_workspace
 
 
-def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
+# How stale `last_used_at` may be: a request writes it at most once a minute per key.
+LAST_USED_PRECISION = _dt.timedelta(minutes=1)
+NAME_LENGTH = 100
+
+
+def key_name(name: str | None) -> str | None:
+    """A key's name as stored: trimmed, None when blank; InvalidRequest past NAME_LENGTH
+    characters or with control characters."""
+    name = (name or "").strip()
+    if len(name) > NAME_LENGTH:
+        raise InvalidRequest(f"a key's name is at most {NAME_LENGTH} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
+        raise InvalidRequest("a key's name must not contain control characters")
+    return name or None
+
+
+def create_key(rt, workspace_id: str, mode: str, name: str | None = None) -> tuple[ApiKey, str]:
     """A new key and its string, which is never stored and so can be shown only now."""
     if mode not in apikeys.PREFIXES:
         raise InvalidRequest("mode is live or sandbox")
+    name = key_name(name)
     key_string, parts = apikeys.generate(mode, rt.randbytes)
     salt = rt.randbytes(16).hex()
     with write_transaction():
@@ -24,6 +43,7 @@ def create_key(rt, workspace_id: str, mode: str) -> tuple[ApiKey, str]:
             id=rt.new_id("key"),
             workspace=workspace,
             mode=mode,
+            name=name,
             lookup=parts.lookup,
             salt=salt,
             secret_hash=apikeys.hash_secret(bytes.fromhex(salt), parts.secret),
@@ -56,11 +76,24 @@ def find_key(key_string: str) -> ApiKey | None:
     return key
 
 
-def revoke_key(rt, key_id: str) -> ApiKey:
+def mark_used(key: ApiKey, now: _dt.datetime) -> None:
+    """Record that `key` authenticated a request now, unless it was recorded less than
+    LAST_USED_PRECISION ago: one write a minute at most, however busy the key."""
+    if key.last_used_at is not None and now - key.last_used_at < LAST_USED_PRECISION:
+        return
+    with write_transaction():
+        ApiKey.update(last_used_at=now).where(
+            (ApiKey.id == key.id) & (ApiKey.last_used_at.is_null() | (ApiKey.last_used_at <= now - LAST_USED_PRECISION))
+        ).execute()
+
+
+def revoke_key(rt, key_id: str, workspace_id: str | None = None) -> ApiKey:
+    """Revoke the key (again is no error); with `workspace_id`, only a key of that workspace
+    (the dashboard's sessions see theirs alone), NotFound otherwise."""
     with write_transaction():
         key = ApiKey.get_or_none(ApiKey.id == key_id)
-        if key is None:
-            raise NotFound(f"no API key {key_id}")
+        if key is None or (workspace_id is not None and key.workspace_id != workspace_id):
+            raise NotFound(f"no API key {key_id}" if workspace_id is None else "no such API key in this workspace")
         if key.revoked_at is None:
             ApiKey.update(revoked_at=rt.now()).where((ApiKey.id == key_id) & ApiKey.revoked_at.is_null()).execute()
     return ApiKey.get_by_id(key_id)

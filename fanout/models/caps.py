@@ -127,10 +127,22 @@ def count_post(workspace: Workspace, now: _dt.datetime) -> None:
     limit = workspace.limits.posts_per_month
     _NEW_MONTH.execute(MonthlyUsage(workspace=workspace.id, month=month, posts=0))
     if not _COUNT_POST.execute(workspace.id, month, limit):
-        raise PlanLimitExceeded(
-            f"the {workspace.plan} plan allows {limit} posts per month and this month's are used; "
-            "the count resets on the 1st (UTC), or upgrade the plan"
-        )
+        raise _posts_used(workspace, limit)
+
+
+def check_post(workspace: Workspace, now: _dt.datetime) -> None:
+    """PlanLimitExceeded where `count_post` would refuse one more post now; counts nothing
+    (a preflight)."""
+    limit = workspace.limits.posts_per_month
+    if posts_this_month(workspace.id, now) >= limit:
+        raise _posts_used(workspace, limit)
+
+
+def _posts_used(workspace: Workspace, limit: int) -> PlanLimitExceeded:
+    return PlanLimitExceeded(
+        f"the {workspace.plan} plan allows {limit} posts per month and this month's are used; "
+        "the count resets on the 1st (UTC), or upgrade the plan"
+    )
 
 
 # --- what GET /v1/usage shows ----------------------------------------------------------

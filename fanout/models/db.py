@@ -68,16 +68,45 @@ def is_sqlite() -> bool:
 _writer = threading.RLock()
 
 
+# Per thread: how deep in write_transaction it is, and what runs once the outermost commits.
+_transactions = threading.local()
+
+
 @contextmanager
 def write_transaction():
     """A transaction that will write: BEGIN IMMEDIATE on SQLite (one writer a process at a
-    time), plain BEGIN on PostgreSQL."""
-    if not is_sqlite():
-        with db.atomic() as transaction:
-            yield transaction
-        return
-    with _writer, db.atomic("IMMEDIATE") as transaction:
-        yield transaction
+    time), plain BEGIN on PostgreSQL. Nested, it is a savepoint of the outer one; what
+    `after_commit` registered runs when the outermost one has committed."""
+    depth = getattr(_transactions, "depth", 0)
+    if depth == 0:
+        _transactions.after = []
+    registered = len(_transactions.after)
+    _transactions.depth = depth + 1
+    try:
+        if not is_sqlite():
+            with db.atomic() as transaction:
+                yield transaction
+        else:
+            with _writer, db.atomic("IMMEDIATE") as transaction:
+                yield transaction
+    except BaseException:
+        del _transactions.after[registered:]  # what this (sub)transaction registered is rolled back with it
+        raise
+    finally:
+        _transactions.depth = depth
+    if depth == 0:
+        callbacks, _transactions.after = _transactions.after, []
+        for callback in callbacks:
+            callback()
+
+
+def after_commit(callback) -> None:
+    """Run `callback()` once the outermost write_transaction of this thread has committed
+    (dropped if it rolls back); at once outside one."""
+    if getattr(_transactions, "depth", 0):
+        _transactions.after.append(callback)
+    else:
+        callback()
 
 
 def children_of(model, parent_field, parent_ids: list, order) -> dict:

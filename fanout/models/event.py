@@ -1,13 +1,22 @@
-"""Events (one per resolved target, or about an account) and their deliveries to webhook registrations."""
+"""Events (one per resolved target, or about an account or a registration) and their
+deliveries to webhook registrations.
+
+Every event is recorded in the workspace's log (fanout/models/event_log.py reads it) with
+the exact bytes every delivery of it sends. The log's order is the order in which its
+events were committed, so a reader catching up with `after` never misses one
+(docs/decisions.md#the-events-log): a transaction that records an event first takes its
+workspace's log lock (`lock_log`), and each event's `created_at` is later than every
+earlier one of its workspace.
+"""
 from __future__ import annotations
 
 import datetime as _dt
 import json
 from typing import Callable
 
-from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
+from peewee import AutoField, BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
 
-from .db import BaseModel
+from .db import BaseModel, after_commit, db, is_sqlite
 from .post import Post, Target
 from .tables.webhook import Webhook
 from .workspace import Workspace
@@ -16,15 +25,27 @@ from .workspace import Workspace
 class Event(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    # The subject: a target (post.completed, post.failed) or an account (account.expired).
+    # The subject: a target (post.*), an account (account.*) or neither (webhook.*).
     post = ForeignKeyField(Post, on_delete="CASCADE", null=True)
     target = ForeignKeyField(Target, on_delete="CASCADE", unique=True, null=True)
-    # No foreign key: the event outlives a disconnected account, as its deliveries do.
+    # The account of an account.* event, or of a post.* event's target (the `account_id`
+    # filter of the log takes both). No foreign key: the event outlives a disconnected
+    # account, as its deliveries do.
     account_id = CharField(max_length=40, null=True)
     type = CharField(max_length=30)
     # The exact bytes every attempt sends, so every retry carries the same signature input.
     body = TextField()
+    # When it was recorded: the log's order (strictly increasing within a workspace).
     created_at = DateTimeField()
+
+    class Meta:
+        indexes = (
+            (("workspace", "created_at", "id"), False),
+            (("workspace", "type", "created_at", "id"), False),
+            (("workspace", "account_id", "created_at", "id"), False),
+            (("post", "created_at", "id"), False),  # a post's events, in order
+            (("created_at",), False),  # pruning, across workspaces
+        )
 
 
 class Delivery(BaseModel):
@@ -36,6 +57,10 @@ class Delivery(BaseModel):
     next_attempt_at = DateTimeField(null=True)
     # While one worker sends an attempt, others leave the delivery alone until this passes.
     claimed_until = DateTimeField(null=True)
+    # A redelivery asked for (POST .../redeliver) and not sent yet, whatever the status;
+    # `redeliveries` counts those sent, so the schedule counts only the automatic attempts.
+    redeliver_at = DateTimeField(null=True)
+    redeliveries = IntegerField(default=0)
     created_at = DateTimeField()
 
     class Meta:
@@ -43,6 +68,7 @@ class Delivery(BaseModel):
             (("event", "webhook"), True),
             (("webhook", "created_at", "id"), False),
             (("status", "next_attempt_at"), False),
+            (("redeliver_at",), False),
         )
 
 
@@ -54,22 +80,69 @@ class DeliveryAttempt(BaseModel):
     status_code = IntegerField(null=True)
     error = CharField(max_length=200, null=True)  # the failure class when there was no response
     duration_ms = IntegerField()
+    redelivery = BooleanField(default=False)  # asked for by POST .../redeliver
 
     class Meta:
         indexes = ((("delivery", "number"), True),)
 
 
-def record_event(rt, workspace_id: str, kind: str, payload: Callable[[str], dict], now: _dt.datetime, *,
-                 post: str | None = None, target: str | None = None, account_id: str | None = None) -> list[str]:
-    """Write the event and one pending delivery per registration subscribed to `kind`; call
-    inside the transaction that made it happen. Returns the delivery ids, to send after commit."""
+def lock_log(workspace_id: str) -> None:
+    """Hold the workspace's events log until the transaction ends: its events are recorded
+    one transaction at a time, in the order they commit.
+
+    Take it first in every transaction that records an event (before any row lock), so two
+    such transactions never wait on each other crosswise. On PostgreSQL a transaction-level
+    advisory lock on the workspace; SQLite's one writer (BEGIN IMMEDIATE) already is one.
+    """
+    if not is_sqlite():
+        db.execute_sql("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"fanout-events:{workspace_id}",))
+
+
+def lock_log_of_post(post_id: str) -> None:
+    """`lock_log` for the workspace of a post, in the same statement that finds it."""
+    if not is_sqlite():
+        db.execute_sql("SELECT pg_advisory_xact_lock(hashtextextended('fanout-events:' || workspace_id, 0)) "
+                       "FROM post WHERE id = %s", (post_id,))
+
+
+def _log_time(workspace_id: str, now: _dt.datetime) -> _dt.datetime:
+    """`now`, or just after the workspace's latest event if that is not earlier (a clock
+    stepped back, another machine's clock, the same millisecond): the log's order is the
+    order of commits."""
+    latest = (Event.select(Event.created_at).where(Event.workspace == workspace_id)
+              .order_by(Event.created_at.desc(), Event.id.desc()).limit(1).scalar())
+    if latest is not None and latest >= now:
+        return latest + _dt.timedelta(milliseconds=1)
+    return now
+
+
+def record_event(rt, workspace_id: str, kind: str, payload: Callable[[str, _dt.datetime], dict], now: _dt.datetime,
+                 *, post: str | None = None, target: str | None = None, account_id: str | None = None) -> list[str]:
+    """Write the event and one pending delivery per enabled registration subscribed to
+    `kind`; call inside the transaction that made it happen. `payload(event_id, at)` is its
+    body, `at` the time it is recorded at: its `timestamp`, so a log read in order reads
+    timestamps in order. Returns the delivery ids, to send after commit."""
+    lock_log(workspace_id)  # taken again is a no-op; callers take it first (see lock_log)
+    created_at = _log_time(workspace_id, rt.now())
     event_id = rt.new_id("evt")
-    body = json.dumps(payload(event_id), separators=(",", ":"))
+    body = json.dumps(payload(event_id, created_at), separators=(",", ":"))
     Event.create(id=event_id, workspace=workspace_id, post=post, target=target, account_id=account_id,
-                 type=kind, body=body, created_at=now)
+                 type=kind, body=body, created_at=created_at)
+    registrations = Webhook.select().where((Webhook.workspace == workspace_id) & Webhook.enabled)
+    if db.for_update:
+        # A registration being disabled right now either commits first (and gets nothing)
+        # or waits for this delivery, which its disabling then stops.
+        registrations = registrations.for_update("FOR SHARE")
     ids = []
-    for webhook in Webhook.select().where(Webhook.workspace == workspace_id):
+    for webhook in registrations:
         if kind in webhook.event_list:
             ids.append(Delivery.create(id=rt.new_id("dlv"), event=event_id, webhook=webhook,
                                        next_attempt_at=now, created_at=now).id)
     return ids
+
+
+def send_after_commit(rt, delivery_ids: list[str]) -> None:
+    """Hand the deliveries to the queue once the transaction writing them commits (at once
+    outside one), so a worker never looks for a row that is not there yet."""
+    if delivery_ids:
+        after_commit(lambda: [rt.tasks.deliver(delivery_id) for delivery_id in delivery_ids])

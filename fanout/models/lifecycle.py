@@ -1,6 +1,8 @@
 """The target state machine: pending -> processing -> published | failed.
 
-A `processing` target is either held by one worker (a lease) or parked between two steps
+A `pending` target is claimed no earlier than its `due_at` (its post's `scheduled_at`, or
+its creation): the claim's conditional UPDATE says so, so no wake-up task, early or late,
+duplicate or stale, can start a post before its time. A `processing` target is either held by one worker (a lease) or parked between two steps
 of its publish (no lease, `next_check_at` set, the adapter's state saved): a scheduled
 task or the sweeper claims it again when it is due. Every move is one conditional UPDATE inside a write transaction, so two workers (or a
 duplicate task) can never both move the same target; the post's status is re-derived and,
@@ -16,12 +18,13 @@ import json
 from ..platforms.base import Outcome
 from .. import views
 from ..target_errors import AUTH
-from .db import locked, write_transaction
-from .event import record_event
+from .db import db, locked, write_transaction
+from .event import lock_log_of_post, record_event
 from .post import Post, Target, derive_status
 
 FINAL = ("published", "failed")
-__all__ = ["Outcome", "claim", "resolve", "save_state", "park", "reclaim_expired", "waiting", "due_checks"]
+__all__ = ["Outcome", "claim", "resolve", "save_state", "park", "reclaim_expired", "waiting", "due_checks", "to_wake",
+           "falling_due"]
 
 
 def _rederive(post_id: str) -> None:
@@ -38,13 +41,22 @@ def _rederive(post_id: str) -> None:
 
 
 def _claimable(now: _dt.datetime):
-    """pending, or processing with nobody holding it and its next step due."""
+    """pending and due, or processing with nobody holding it and its next step due."""
+    due = (Target.status == "pending") & (Target.due_at.is_null() | (Target.due_at <= now))
     parked = (Target.status == "processing") & Target.lease_expires_at.is_null() & (Target.next_check_at <= now)
-    return (Target.status == "pending") | parked
+    return due | parked
 
 
 def claim(target_id: str, now: _dt.datetime, lease: _dt.timedelta) -> Target | None:
-    """The target for one worker (status processing, a lease), or None if it is not claimable now."""
+    """The target for one worker (status processing, a lease), or None if it is not claimable now.
+
+    The claim is the line an edit or a cancel of the post cannot cross
+    (fanout/models/edits.py): both lock the post's targets and change them only while every
+    one is `pending`, so on PostgreSQL this UPDATE waits for them and then re-reads the row
+    (moved to a later `due_at`, or deleted, it is not claimed), and on SQLite the two
+    transactions run one after the other. Whoever claims reads the post's content only
+    after this commits, so it publishes what the last edit before the claim made.
+    """
     with write_transaction():
         moved = (
             Target.update(status="processing", attempts=Target.attempts + 1, lease_expires_at=now + lease,
@@ -103,21 +115,22 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
     if from_status == "processing":
         condition &= Target.attempts == target.attempts
     with write_transaction():
+        lock_log_of_post(target.post_id)  # first: this transaction records the target's event
         if not Target.update(**changes).where(condition).execute():
             return []
         resolved = Target.get_by_id(target.id)
         _rederive(resolved.post_id)
         deliveries = _emit(rt, resolved, now)
     # Counted once committed: the conditional UPDATE above lets only one worker get here.
-    rt.metrics.target_finished(resolved.platform, status, now - resolved.post.created_at)
+    rt.metrics.target_finished(resolved.platform, status, now - (resolved.due_at or resolved.post.created_at))
     return deliveries
 
 
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    return record_event(rt, post.workspace_id, kind, lambda event_id: views.target_event(event_id, kind, target, now),
-                        now, post=post.id, target=target.id)
+    return record_event(rt, post.workspace_id, kind, lambda event_id, at: views.target_event(event_id, kind, target, at),
+                        now, post=post.id, target=target.id, account_id=target.account_id)
 
 
 
@@ -170,6 +183,44 @@ def published_in_workspace(workspace_id: str, platform: str, since: _dt.datetime
 
 
 def waiting(older_than: _dt.datetime, limit: int = 500) -> list[str]:
-    """pending targets not touched since `older_than`: their wake-up call may have been lost."""
+    """pending targets due and not touched since `older_than`: their wake-up call may have
+    been lost. Targets not due yet are not looked at (the index on status and due_at), so a
+    million scheduled posts cost this query nothing."""
     return [t.id for t in Target.select(Target.id).where(
-        (Target.status == "pending") & (Target.updated_at <= older_than)).order_by(Target.updated_at).limit(limit)]
+        (Target.status == "pending") & (Target.due_at <= older_than) & (Target.updated_at <= older_than)
+    ).order_by(Target.due_at).limit(limit)]
+
+
+def to_wake(until: _dt.datetime, limit: int = 10_000) -> list[tuple[str, _dt.datetime]]:
+    """pending targets due by `until` that no wake-up task was enqueued for yet (or for
+    another due time, before an edit moved it): (id, due_at), each marked as woken.
+
+    On PostgreSQL the rows are taken with SKIP LOCKED, so a sweeper never waits on an edit
+    holding them (and two sweepers never enqueue the same wake-up); an edit that changes a
+    target's due time enqueues its own wake-up, or leaves it to the next sweep.
+    """
+    with write_transaction():
+        query = (Target.select(Target.id, Target.due_at)
+                 .where((Target.status == "pending") & (Target.due_at <= until)
+                        & (Target.wake_at.is_null() | (Target.wake_at != Target.due_at)))
+                 .order_by(Target.due_at).limit(limit))
+        if db.for_update:
+            query = query.for_update(skip_locked=True)
+        found = [(t.id, t.due_at) for t in query]
+        for start in range(0, len(found), 500):
+            ids = [target_id for target_id, _ in found[start:start + 500]]
+            Target.update(wake_at=Target.due_at).where(Target.id.in_(ids)).execute()
+    return found
+
+
+def falling_due(target_id: str, until: _dt.datetime) -> _dt.datetime | None:
+    """The due time of a pending target due after now but by `until` whose wake-up is not
+    enqueued for that time, marked as woken; None otherwise. A wake-up that came early
+    (another machine's clock, an edit that moved the time) enqueues the right one."""
+    with write_transaction():
+        target = Target.get_or_none(Target.id == target_id)
+        if (target is None or target.status != "pending" or target.due_at is None or target.due_at > until
+                or target.wake_at == target.due_at):
+            return None
+        Target.update(wake_at=target.due_at).where(Target.id == target_id).execute()
+        return target.due_at

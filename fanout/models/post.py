@@ -36,6 +36,8 @@ class Post(BaseModel):
     # Stored (re-derived whenever a target moves) so the status filter is an indexed query.
     status = CharField(max_length=20)
     created_at = DateTimeField()
+    # When it publishes (docs/decisions.md#posts-in-time); null: at once.
+    scheduled_at = DateTimeField(null=True)
 
     class Meta:
         indexes = (
@@ -75,12 +77,19 @@ class Target(BaseModel):
     state = TextField(null=True)
     next_check_at = DateTimeField(null=True)
     updated_at = DateTimeField()
+    # When a `pending` target may be claimed: its post's scheduled time, or its creation
+    # (fanout/models/lifecycle.py). `wake_at`: the due time a wake-up task was enqueued for,
+    # so the sweeper enqueues one for each target falling due soon, once
+    # (fanout/tasks/publishing.py).
+    due_at = DateTimeField(null=True)
+    wake_at = DateTimeField(null=True)
 
     class Meta:
         indexes = (
             (("post", "position"), True),
             (("status", "updated_at"), False),
             (("status", "next_check_at"), False),
+            (("status", "due_at"), False),
         )
 
     @property
@@ -104,11 +113,13 @@ class PostPlatform(BaseModel):
         )
 
 
-def count_in_flight() -> dict[str, int]:
-    """Targets not final yet, by status: {"pending": n, "processing": m}."""
+def count_in_flight(now) -> dict[str, int]:
+    """Targets not final yet and due by `now`, by status: {"pending": n, "processing": m}.
+    A scheduled post's targets count once their time has come: the backlog, not the plans."""
     counts = dict.fromkeys(IN_FLIGHT, 0)
+    due = (Target.status == "processing") | ((Target.status == "pending") & (Target.due_at <= now))
     query = (Target.select(Target.status, fn.COUNT(Target.id).alias("n"))
-             .where(Target.status.in_(IN_FLIGHT)).group_by(Target.status))
+             .where(due).group_by(Target.status))
     for row in query:
         counts[row.status] = row.n
     return counts
@@ -132,10 +143,11 @@ def get_post(workspace_id: str, post_id: str) -> tuple[Post, list[Target]]:
     return post, _TARGETS.rows(post_id)
 
 
-def page_query(workspace_id: str, *, limit: int, after=None, status=None, platform=None):
+def page_query(workspace_id: str, *, limit: int, after=None, status=None, platform=None, scheduled=None, now=None):
     """Newest first by (created_at, id), keyset-paged: one index range scan, so a page deep
     in the list costs what the first does. `after` is the (created_at, id) of the last post
-    of the previous page. Fetches one extra row to tell whether more follow."""
+    of the previous page. `scheduled`: True for the posts whose `scheduled_at` is after
+    `now`, False for the others. Fetches one extra row to tell whether more follow."""
     if platform is None:
         query = Post.select().where(Post.workspace == workspace_id)
         order_time, order_id = Post.created_at, Post.id
@@ -148,6 +160,9 @@ def page_query(workspace_id: str, *, limit: int, after=None, status=None, platfo
         order_time, order_id = PostPlatform.created_at, PostPlatform.post
     if status is not None:
         query = query.where(Post.status == status)
+    if scheduled is not None:
+        future = Post.scheduled_at.is_null(False) & (Post.scheduled_at > now)
+        query = query.where(future if scheduled else ~future)
     if after is not None:
         query = query.where(Tuple(order_time, order_id) < Tuple(*after))
     return query.order_by(order_time.desc(), order_id.desc()).limit(limit + 1)

@@ -5,6 +5,7 @@ from ..platforms.sandbox import sandbox_identity
 from ..security.apikeys import random_base62
 from .account import connect_account
 from .db import write_transaction
+from .event import lock_log
 from .tables.account import Account
 from .workspace import lock_workspace
 
@@ -12,6 +13,7 @@ from .workspace import lock_workspace
 def connect_sandbox_account(rt, session) -> Account:
     """Complete a sandbox connect flow: a new active account, `sandbox_<platform>_<n>`."""
     with write_transaction():
+        lock_log(session.workspace_id)  # first: connect_account records account.connected
         lock_workspace(session.workspace_id)
         taken = {
             a.platform_user_id

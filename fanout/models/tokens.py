@@ -12,7 +12,7 @@ import logging
 from ..platforms.base import Grant
 from .. import views
 from .db import write_transaction
-from .event import record_event
+from .event import lock_log, record_event
 from .tables.account import Account
 
 log = logging.getLogger(__name__)
@@ -75,14 +75,18 @@ def expire_account(rt, account_id: str, reason: str) -> list[str]:
     Logged at WARNING once, by the worker that made the change: an operator may have to
     ask the account's owner to reconnect it (tests/test_tokens.py)."""
     now = rt.now()
+    workspace_id = Account.select(Account.workspace).where(Account.id == account_id).scalar()
+    if workspace_id is None:
+        return []  # disconnected
     with write_transaction():
+        lock_log(workspace_id)  # first, as every transaction that records an event
         if not Account.update(status="expired", refresh_at=None, refresh_claimed_until=None).where(
                 (Account.id == account_id) & (Account.status == "active")).execute():
             return []  # already expired (another worker saw the same refusal) or disconnected
         account = Account.get_by_id(account_id)
         deliveries = record_event(rt, account.workspace_id, "account.expired",
-                                  lambda event_id: views.account_event(event_id, "account.expired", account, reason,
-                                                                       now),
+                                  lambda event_id, at: views.account_event(event_id, "account.expired", account, at,
+                                                                       reason=reason),
                                   now, account_id=account.id)
     log.warning("account %s (%s, workspace %s) is expired: %s; it publishes nothing until it is connected again",
                 account.id, account.platform, account.workspace_id, reason)

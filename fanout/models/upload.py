@@ -1,24 +1,32 @@
-"""POST /v1/upload: the rules of a request (docs/decisions.md#destinations, #mode, #media) and
-the transaction that turns it into a post.
+"""POST /v1/upload: the rules of a request (docs/decisions.md#destinations, #mode, #media,
+#posts-in-time) and the transaction that turns it into a post.
 
 Rules that need no database are checked by `draft_from_request`; the destinations are
-resolved, the media checked against each platform, the monthly cap counted and the post
-written in one write transaction, so a request that fails any rule leaves nothing behind
-and counts nothing.
+resolved and the media checked against each platform by `check_destinations`, and the
+monthly cap counted and the post written in one write transaction, so a request that fails
+any rule leaves nothing behind and counts nothing. The same functions judge an edit
+(fanout/models/edits.py) and a preflight (fanout/preflight.py): one set of rules.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from dataclasses import dataclass, field
 
 from ..content import content_for, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
+from ..times import UTC, isoformat
 from . import caps
 from .db import Compiled, CompiledInsert, write_transaction
 from .post import Post, PostPlatform, Target, derive_status
 from .tables.account import Account
 from .workspace import lock_workspace
+
+# How far from now `scheduled_at` may be: a little in the past (a clock a bit behind, a
+# request a while in flight), up to a year ahead.
+SCHEDULE_PAST = _dt.timedelta(seconds=60)
+SCHEDULE_AHEAD = _dt.timedelta(days=365)
 
 
 @dataclass(frozen=True)
@@ -31,15 +39,18 @@ class Draft:
     platforms: list[str] | None
     accounts: dict[str, str]
     overrides: dict[str, dict] = field(default_factory=dict)  # by platform, as stored (fanout/content.py)
+    scheduled_at: _dt.datetime | None = None  # naive UTC, milliseconds; None: publish at once
 
 
-def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False) -> Draft:
+def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = None,
+                       insecure_urls: bool = False) -> Draft:
     """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed.
 
     The destinations' shape (exactly one of `account_ids` or `platforms`, `accounts` only
     with `platforms` and only for platforms listed there) is stated once, by the rules of
     openapi.yaml's `UploadRequest`: the body is validated against them before a handler
-    runs, and a 400 quotes the broken rule's description (fanout/validation.py).
+    runs, and a 400 quotes the broken rule's description (fanout/validation.py). `now` is
+    what `scheduled_at` is judged against (needed when the body has one).
     """
     sandbox = body.get("sandbox")
     if sandbox is None:
@@ -66,6 +77,7 @@ def draft_from_request(body: dict, key_mode: str, *, insecure_urls: bool = False
         platforms=body.get("platforms"),
         accounts=body.get("accounts") or {},
         overrides=overrides,
+        scheduled_at=scheduled_time(body.get("scheduled_at"), now),
     )
 
 
@@ -82,6 +94,36 @@ def _urls(media: list[dict], overrides: dict[str, dict]):
                 yield f"{at}.thread[{n}].media[{i}].url", item["url"]
         if "cover_url" in (override.get("options") or {}):
             yield f"{at}.options.cover_url", override["options"]["cover_url"]
+
+
+def scheduled_time(value: str | None, now: _dt.datetime | None) -> _dt.datetime | None:
+    """`scheduled_at` as stored (naive UTC, milliseconds), or None for "at once";
+    InvalidRequest naming the field when it is no time, or too far in the past or ahead.
+
+    The schema already holds it to RFC 3339 (`format: date-time`, an offset required).
+    """
+    if value is None:
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError as e:
+        raise InvalidRequest(f"scheduled_at: {value[:40]!r} is not a valid RFC 3339 time ({e})") from None
+    if parsed.tzinfo is None:
+        raise InvalidRequest(f"scheduled_at: {value[:40]!r} has no offset; add Z or +HH:MM")
+    try:
+        at = parsed.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:
+        raise InvalidRequest(f"scheduled_at: {value[:40]!r} is out of range") from None
+    at = at.replace(microsecond=at.microsecond // 1000 * 1000)
+    if now is None:
+        raise ValueError("judging scheduled_at needs the time now")
+    if at < now - SCHEDULE_PAST:
+        raise InvalidRequest(f"scheduled_at: {isoformat(at)} is more than {int(SCHEDULE_PAST.total_seconds())} s "
+                             f"in the past (now is {isoformat(now)}); send null to publish at once")
+    if at > now + SCHEDULE_AHEAD:
+        raise InvalidRequest(f"scheduled_at: {isoformat(at)} is more than {SCHEDULE_AHEAD.days} days ahead "
+                             f"(now is {isoformat(now)})")
+    return at
 
 
 def _unusable(account: Account | None, account_id: str, sandbox: bool, platform: str | None = None) -> str | None:
@@ -149,26 +191,55 @@ def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
             raise UnsupportedMedia(problem)
 
 
+def check_destinations(platforms, workspace_id: str, draft: Draft) -> list[Account]:
+    """The rules of a draft that need the database: its destination accounts, in order
+    (AccountNotConnected otherwise), overrides only for the platforms reached (400), each
+    platform able to take its media as far as the request shows (UnsupportedMedia
+    otherwise), by the rules of `platforms` (the runtime's)."""
+    destinations = resolve_destinations(workspace_id, draft)
+    check_content(platforms, destinations, draft)
+    return destinations
+
+
+# A wake-up task is enqueued with the post only for a target falling due within this; the
+# sweeper enqueues the others' as their time comes near (fanout/tasks/publishing.py), so
+# the queue holds what falls due in the next minutes, never every scheduled post.
+WAKE_AHEAD = _dt.timedelta(minutes=5)
+
+
+def due_time(draft_or_at, now: _dt.datetime) -> _dt.datetime:
+    """When a post's targets may be claimed: its scheduled time, or now."""
+    at = draft_or_at.scheduled_at if isinstance(draft_or_at, Draft) else draft_or_at
+    return now if at is None else at
+
+
+def wake_time(due_at: _dt.datetime, now: _dt.datetime) -> _dt.datetime | None:
+    """The due time a wake-up is enqueued for at once, or None when the sweeper will do it."""
+    return due_at if due_at <= now + WAKE_AHEAD else None
+
+
 def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]]:
     """Write the post and its pending targets and count it, in one write transaction (a
     savepoint of the caller's, when the idempotency key's record is written with it)."""
     now = rt.now()
+    due_at = due_time(draft, now)
     with write_transaction():
         workspace = lock_workspace(workspace_id)
-        destinations = resolve_destinations(workspace_id, draft)
-        check_content(rt.platforms, destinations, draft)
+        destinations = check_destinations(rt.platforms, workspace_id, draft)
         caps.count_post(workspace, now)
         # The rows go in by statements compiled once (every upload writes them), made from
         # the instances answered, without reading them back.
         post = Post(id=rt.new_id("post"), workspace=workspace, sandbox=draft.sandbox, caption=draft.caption,
                     media=json.dumps(draft.media), simulate_error=draft.simulate_error,
                     overrides=json.dumps(draft.overrides) if draft.overrides else None,
-                    status=derive_status(["pending"] * len(destinations)), created_at=now)
+                    status=derive_status(["pending"] * len(destinations)), created_at=now,
+                    scheduled_at=draft.scheduled_at)
         _INSERT_POST.execute(post)
         targets = []
         for position, account in enumerate(destinations):
             target = Target(id=rt.new_id("tgt"), post=post, account_id=account.id, platform=account.platform,
-                            position=position, status="pending", attempts=0, updated_at=now)
+                            position=position, status="pending", attempts=0, updated_at=now, due_at=due_at,
+                            wake_at=wake_time(due_at, now))
             _INSERT_TARGET.execute(target)
             targets.append(target)
         for platform in dict.fromkeys(a.platform for a in destinations):

@@ -6,6 +6,10 @@ both signatures are valid and the body is a JSON object, 401 when a signature is
 wrong or out of its time window, 400 when the body cannot be read as an event. Fanout
 retries anything but a 2xx, so a wrong `--secret` shows up as retries in
 `GET /v1/webhooks/{id}/deliveries`.
+
+Several `--secret`s are for a secret rotation (docs/decisions.md#secret-rotation): a
+signature is valid when any of them makes it, so the listener takes deliveries signed with
+the new secret, the old one, or both, while the registration's overlap lasts.
 """
 from __future__ import annotations
 
@@ -43,15 +47,27 @@ class Received:
         return self.answer < 300
 
 
-def judge(secret: str, path: str, headers: dict[str, str], body: bytes | None, now: float,
+def _any_of(secrets: list[str], problem_with) -> str | None:
+    """None when one of `secrets` passes; else the first one's problem, said of them all."""
+    problems = [problem_with(secret) for secret in secrets]
+    if None in problems:
+        return None
+    if len(secrets) > 1:
+        return problems[0].replace("under this secret", f"under any of the {len(secrets)} secrets")
+    return problems[0]
+
+
+def judge(secrets: list[str], path: str, headers: dict[str, str], body: bytes | None, now: float,
           body_problem: str | None = None) -> Received:
     """The verdict on one delivery: `headers` with lower-case names, `body` None when it
-    could not be read (`body_problem` says why)."""
+    could not be read (`body_problem` says why). Each scheme passes when one of `secrets`
+    makes its signature."""
     service = standard = None
     event = None
     if body is not None:
-        service = service_signature_problem(secret, body, headers.get(SERVICE_SIGNATURE_HEADER.lower()))
-        standard = standard_webhook_problem(secret, body, headers, int(now))
+        header = headers.get(SERVICE_SIGNATURE_HEADER.lower())
+        service = _any_of(secrets, lambda secret: service_signature_problem(secret, body, header))
+        standard = _any_of(secrets, lambda secret: standard_webhook_problem(secret, body, headers, int(now)))
         try:
             event = json.loads(body)
         except ValueError:
@@ -78,15 +94,26 @@ def as_json(received: Received) -> str:
 
 
 def as_text(received: Received) -> str:
-    """A block a person reads at a glance: what happened to which target, and whether the
-    delivery was genuine."""
+    """A block a person reads at a glance: what happened to which target (or account, or
+    registration), and whether the delivery was genuine."""
     event = received.event or {}
     target = event.get("target") if isinstance(event.get("target"), dict) else {}
     lines = [
         f"{received.received_at}  {_shown(event.get('event', '?'))}  POST {_shown(received.path)}  -> {received.answer}",
         f"  id         {_shown(received.webhook_id or '-')}",
     ]
-    if received.event is not None:
+    if isinstance(event.get("account"), dict):
+        account = event["account"]
+        lines.append(f"  account    {_shown(account.get('id', '-'))}  {_shown(account.get('platform', '-'))}"
+                     f"  {_shown(account.get('username', '-'))}  {_shown(account.get('status', '-'))}")
+        if event.get("reason"):
+            lines.append(f"  reason     {_shown(event['reason'])}")
+    elif isinstance(event.get("webhook"), dict):
+        webhook = event["webhook"]
+        lines.append(f"  webhook    {_shown(webhook.get('id', '-'))}  {_shown(webhook.get('url', '-'))}")
+        if webhook.get("disabled_reason"):
+            lines.append(f"  disabled   {_shown(webhook['disabled_reason'])}")
+    elif received.event is not None:
         lines.append(f"  post       {_shown(event.get('post_id', '-'))}")
         lines.append(f"  target     {_shown(target.get('id', '-'))}  {_shown(target.get('platform', '-'))}"
                      f"  {_shown(target.get('status', '-'))}")
@@ -119,7 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body, problem = self._read_body()
         headers = {name.lower(): value for name, value in self.headers.items()}
-        received = judge(self.server.secret, self.path, headers, body, self.server.clock(), problem)
+        received = judge(self.server.secrets, self.path, headers, body, self.server.clock(), problem)
         self.server.show(received)
         if received.valid:
             self.send_response(received.answer)
@@ -164,11 +191,11 @@ class Listener(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # stopping never waits for a client that keeps its connection open
 
-    def __init__(self, host: str, port: int, secret: str, show: Callable[[Received], None],
+    def __init__(self, host: str, port: int, secrets: list[str], show: Callable[[Received], None],
                  clock: Callable[[], float]) -> None:
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         super().__init__((host, port), _Handler)
-        self.secret = secret
+        self.secrets = list(secrets)
         self.clock = clock
         self._show = show
         self._lock = threading.Lock()

@@ -73,7 +73,7 @@ class Metrics:
             ["platform", "status"], registry=r)
         self._publish_seconds = Histogram(
             "fanout_publish_latency_seconds",
-            "Seconds from a post's creation to one of its targets' final status, by platform and status.",
+            "Seconds from when a target was due (its post's creation, or its scheduled time) to its final status, by platform and status.",
             ["platform", "status"], buckets=PUBLISH_BUCKETS, registry=r)
         self._attempts = Counter(
             "fanout_webhook_attempts",
@@ -109,9 +109,9 @@ class Metrics:
     def post_created(self, sandbox: bool) -> None:
         self._posts.labels("sandbox" if sandbox else "live").inc()
 
-    def target_finished(self, platform: str, status: str, since_created: _dt.timedelta) -> None:
+    def target_finished(self, platform: str, status: str, since_due: _dt.timedelta) -> None:
         self._targets.labels(platform, status).inc()
-        self._publish_seconds.labels(platform, status).observe(max(since_created.total_seconds(), 0.0))
+        self._publish_seconds.labels(platform, status).observe(max(since_due.total_seconds(), 0.0))
 
     def webhook_attempt(self, outcome: str, result: str, seconds: float) -> None:
         self._attempts.labels(outcome, result).inc()
@@ -168,14 +168,14 @@ class DatabaseGauges:
         stale = _dt.timedelta(seconds=self.rt.settings.heartbeat_stale)
         try:
             with db.connection_context():
-                targets = count_in_flight()
+                targets = count_in_flight(now)
                 due = count_due(now)
                 latest = newest()
                 live = live_count(now - stale)
         except Exception as e:
             log.error("metrics: could not read queue depths from the database: %s", e)
             return
-        family = GaugeMetricFamily("fanout_targets", "Targets not final yet, by status, read from the database when scraped.",
+        family = GaugeMetricFamily("fanout_targets", "Targets due and not final yet, by status, read from the database when scraped.",
                                    labels=["status"])
         for status, count in targets.items():
             family.add_metric([status], count)

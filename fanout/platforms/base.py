@@ -195,7 +195,9 @@ class Step(Protocol):
 
     def per_minute(self, key: str, limit: int) -> bool:
         """Count one call against a per-minute limit shared by every worker (a platform's
-        per-token limits); False, counting nothing, when `limit` calls lie in the last 60 s."""
+        per-token limits); False, counting nothing, when `limit` calls lie in the last 60 s.
+        A preflight's step (fanout/preflight.py) counts nothing: it answers whether one more
+        call would be admitted."""
 
 
 class Stop(Exception):
@@ -248,6 +250,11 @@ class Adapter(Protocol):
         """When a token expiring at `expires_at` should be refreshed (before jitter)."""
 
     def publish(self, step: Step, job: Job) -> Result: ...
+
+    # Optional, module level: `foresee(step, job) -> list[Outcome]`, the failures a publish
+    # of `job` now would meet before creating anything (a spent quota, a window used up),
+    # for a preflight (fanout/preflight.py). Its `step` records nothing: `save` refuses and
+    # `per_minute` only looks. Without it a preflight foresees the engine's own checks only.
 
     # Optional, module level: True when the adapter fetches the media itself to upload
     # the bytes (with fanout/outbound/media_fetch.py's `fetch`, which checks them as the engine

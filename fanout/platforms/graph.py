@@ -488,6 +488,15 @@ class Containers(Steps):
         because = f" ({reason})" if reason else ""
         return failed(EXPIRED, f"{self.title} did not finish processing the container within {seconds} s{because}")
 
+    def foresee(self) -> list[Outcome]:
+        """What a publish would fail with before creating anything, as the account's
+        publishing limit says now (read from the platform): for a preflight."""
+        try:
+            self.check_quota(read=True)
+        except Stop as stop:
+            return [stop.result.outcome]
+        return []
+
     def check_quota(self, *, read: bool) -> None:
         """Stops with platform_rate_limited when the account has used its daily posts: as the
         platform's publishing limit says when `read` and it answers, else by our count."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ..content import media_problem, target_problems
 from ..target_errors import MEDIA
-from .base import Job, Result, Step, Wait, failed, published
+from .base import Job, Outcome, Result, Step, Wait, failed, published
+from .rules import PlatformRules
 
 
 def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
@@ -27,19 +28,31 @@ def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
     return f"sandbox-{n}", f"sandbox_{platform}_{n}"
 
 
+def check(rules: PlatformRules, content, simulate_error: str | None) -> Outcome | None:
+    """The failure a sandbox target meets before its (simulated) platform, or None: its
+    simulated error, else the first problem of its content (a Content of fanout/content.py,
+    or a Job, which carries the same fields) by the platform's `rules`: the caps of its
+    caption, thread parts and first comment, its options, its media. A preflight
+    (fanout/preflight.py) answers the same."""
+    if simulate_error:
+        return Outcome(error_code=simulate_error, error_message=f"simulated {simulate_error} (sandbox simulate_error)")
+    problems = target_problems(rules, content)
+    if problems:
+        return Outcome(error_code=problems[0].code, error_message=problems[0].message)
+    problem = media_problem(rules, content)
+    if problem:
+        return Outcome(error_code=MEDIA, error_message=problem)
+    return None
+
+
 def publish(step: Step, job: Job) -> Result:
     """One step; the same job always comes to the same outcome."""
     platform = job.platform
     latency = step.settings.sandbox_latency
     if "container" not in job.state:
-        if job.simulate_error:
-            return failed(job.simulate_error, f"simulated {job.simulate_error} (sandbox simulate_error)")
-        problems = target_problems(step.platform.rules, job)
-        if problems:
-            return failed(problems[0].code, problems[0].message)
-        problem = media_problem(step.platform.rules, job)
-        if problem:
-            return failed(MEDIA, problem)
+        refusal = check(step.platform.rules, job, job.simulate_error)
+        if refusal is not None:
+            return failed(refusal.error_code, refusal.error_message)
         # Saved before the (simulated) creating call, as a live adapter must; the container
         # id is derived, so a step interrupted here simply creates "it" again.
         container = f"sbx_{job.target_id}"

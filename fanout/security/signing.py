@@ -17,7 +17,7 @@ import base64
 import binascii
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 SERVICE_SIGNATURE_HEADER = "X-Service-Signature"
 SECRET_PREFIX = "whsec_"
@@ -59,6 +59,20 @@ def standard_webhook_headers(secret: str, message_id: str, timestamp: int, body:
         "webhook-timestamp": str(timestamp),
         "webhook-signature": "v1," + base64.b64encode(digest).decode("ascii"),
     }
+
+
+def signature_headers(secrets: Sequence[str], message_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+    """Every signature header of one attempt, with the registration's secrets current
+    first: `X-Service-Signature` with the current one, and a `v1,` entry of
+    `webhook-signature` for each, in that order (during a rotation's overlap the previous
+    secret signs too: docs/decisions.md#secret-rotation)."""
+    if not secrets:
+        raise ValueError("at least one secret signs")
+    standard = standard_webhook_headers(secrets[0], message_id, timestamp, body)
+    entries = [standard["webhook-signature"]]
+    entries += [standard_webhook_headers(s, message_id, timestamp, body)["webhook-signature"] for s in secrets[1:]]
+    return {SERVICE_SIGNATURE_HEADER: service_signature(secrets[0], body), **standard,
+            "webhook-signature": " ".join(entries)}
 
 
 def service_signature_problem(secret: str, body: bytes, header: str | None) -> str | None:

@@ -1,5 +1,5 @@
 """Publishing tasks: one step of one target per task, plus the sweeper that makes lost
-wake-up calls harmless.
+wake-up calls harmless and wakes scheduled posts as their time comes near.
 
 Huey acknowledges nothing (a killed worker loses its task), so the database decides what
 is left to do: a target is claimed with a lease, its adapter runs one step
@@ -7,6 +7,11 @@ is left to do: a target is claimed with a lease, its adapter runs one step
 saved, until a scheduled task (or the sweeper) claims it again. No worker thread waits
 for a platform; a target whose worker died is taken back when its lease runs out and
 its adapter reconciles from the saved state before sending anything again.
+
+A scheduled post's targets are claimed no earlier than its time (fanout/models/lifecycle.py).
+Their wake-up tasks are enqueued for that time (`wake`), by the upload or the edit when it
+is less than `WAKE_AHEAD` away, else by the sweeper once it is: the queue holds what falls
+due in the next minutes, however many posts are scheduled further off.
 """
 from __future__ import annotations
 
@@ -20,12 +25,14 @@ from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
 from ..models.lifecycle import (
-    claim, due_checks, park, published_in_workspace, published_since, reclaim_expired, resolve, save_state, waiting,
+    claim, due_checks, falling_due, park, published_in_workspace, published_since, reclaim_expired, resolve,
+    save_state, to_wake, waiting,
 )
+from ..models.upload import WAKE_AHEAD
 from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
 from ..content import target_problems
-from ..platforms.setup import live_setup
+from ..preflight import media_problems, unconfigured
 from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
@@ -80,12 +87,28 @@ class Run:
                 return published_in_workspace(self.workspace_id, self.target.platform, since)
             return published_since(self.target.account_id, since)
 
+def wake(rt, target_ids, due_at: _dt.datetime | None = None) -> None:
+    """Enqueue the targets' wake-up tasks: at once, or for `due_at` (naive UTC)."""
+    for target_id in target_ids:
+        if due_at is None or due_at <= rt.now():
+            rt.tasks.publish(target_id)
+        else:
+            rt.tasks.publish.schedule(args=(target_id,), eta=due_at.replace(tzinfo=UTC))
+
+
 def publish_target(rt, target_id: str) -> None:
     """Claim the target, run its due steps, and settle or park it."""
     with db.connection_context():
-        target = claim(target_id, rt.now(), _dt.timedelta(seconds=rt.settings.publish_lease))
+        now = rt.now()
+        target = claim(target_id, now, _dt.timedelta(seconds=rt.settings.publish_lease))
         if target is None:
-            return  # taken by another worker, final, or not due yet
+            # Taken by another worker, final, gone, or not due yet: a wake-up that came
+            # early (an edit moved the time) enqueues the one for its time, if it is near.
+            due_at = falling_due(target_id, now + WAKE_AHEAD)
+            if due_at is not None:
+                wake(rt, [target_id], due_at)
+            return
+        # Read only now that the claim committed: an edit that came first is in it.
         post = target.post
         account = Account.get_or_none(Account.id == target.account_id)
         recent = published_since(target.account_id, rt.now() - DAY) if account and not post.sandbox else 0
@@ -135,11 +158,11 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     if post.sandbox:
         return sandbox.publish(run, _job(rt, post, target, account, state, 0))
     platform = run.platform
-    if live_setup(rt, target.platform) is None:
-        return failed(UNKNOWN, f"publishing to {platform.title} is not configured on this server "
-                      f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)")
+    problem = unconfigured(rt, platform)
+    if problem is not None:
+        return Done(problem)
     if not state:
-        problem = _preflight(rt, platform, post, target)
+        problem = _before_platform(rt, platform, post, target)
         if problem is not None:
             return problem
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
@@ -158,29 +181,23 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     return platform.adapter.publish(run, _job(rt, post, target, account, latest, recent))
 
 
-def _preflight(rt, platform, post, target) -> Done | None:
+def _before_platform(rt, platform, post, target) -> Done | None:
     """The rules every live target meets before its platform is called, on the content it
     publishes (fanout/content.py): the caps of its caption, thread parts and first comment,
     its options, then the media of every part as fetched (real type, size, dimensions,
-    duration), unless the adapter fetches it itself."""
+    duration), unless the adapter fetches it itself. A preflight makes the same checks
+    (fanout/preflight.py)."""
     content = post.content_for(target.platform)
     problems = target_problems(platform.rules, content)
     if problems:
         return failed(problems[0].code, problems[0].message)
-    # Imported here: Pillow and mutagen load only in the processes that publish, not in
-    # every API process and command that imports the tasks.
-    from ..outbound.media_fetch import MediaProblem, inspect
-
     if getattr(platform.adapter, "UPLOADS_MEDIA", False):
         return None  # the adapter fetches each file once, checking it the same way, to upload it
-    limits = platform.rules.media_limits
     for number, part in enumerate((content, *content.thread)):
         where = f"thread[{number - 1}]." if number else ""
-        for index, item in enumerate(part.media):
-            try:
-                inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"{where}media[{index}]")
-            except MediaProblem as e:
-                return failed(e.code, e.message)
+        problem = next(media_problems(rt, platform, part.media, where=where), None)
+        if problem is not None:
+            return Done(problem)
     return None
 
 
@@ -240,21 +257,28 @@ def _settle(rt, target, state, result: Result) -> None:
         rt.tasks.deliver(delivery_id)
 
 
-def sweep(rt) -> dict:
-    """Take back expired leases, re-enqueue forgotten targets and due deliveries."""
+def sweep(rt, stale: _dt.timedelta = STALE_PENDING) -> dict:
+    """Take back expired leases, re-enqueue forgotten targets and due deliveries, and
+    enqueue the wake-ups of the targets falling due within `WAKE_AHEAD`.
+
+    A target is taken for forgotten when it has been due, untouched, for `stale`; a worker
+    starting passes 0, so whatever fell due while no worker ran goes at once."""
     now = rt.now()
     with db.connection_context():
         reclaimed = reclaim_expired(now)
-        pending = waiting(now - STALE_PENDING) + due_checks(now - STALE_PENDING)
+        pending = waiting(now - stale) + due_checks(now - stale)
         deliveries = due(now)
+        soon = to_wake(now + WAKE_AHEAD)
     for target_id in dict.fromkeys(reclaimed + pending):
         rt.tasks.publish(target_id)
+    for target_id, due_at in soon:
+        wake(rt, [target_id], due_at)
     for delivery_id in deliveries:
         rt.tasks.deliver(delivery_id)
-    if reclaimed or pending or deliveries:
-        log.info("sweep: %d leases taken back, %d targets and %d deliveries re-enqueued",
-                 len(reclaimed), len(pending), len(deliveries))
-    return {"reclaimed": reclaimed, "targets": pending, "deliveries": deliveries}
+    if reclaimed or pending or deliveries or soon:
+        log.info("sweep: %d leases taken back, %d targets and %d deliveries re-enqueued, %d wake-ups enqueued",
+                 len(reclaimed), len(pending), len(deliveries), len(soon))
+    return {"reclaimed": reclaimed, "targets": pending, "deliveries": deliveries, "woken": [t for t, _ in soon]}
 
 
-__all__ = ["Outcome", "publish_target", "sweep"]
+__all__ = ["Outcome", "publish_target", "sweep", "wake"]

@@ -1,16 +1,21 @@
 """Webhook delivery: the `deliver` task hands a delivery to the lane (fanout/tasks/lane.py),
-which makes one attempt and schedules the next from the database."""
+which makes one attempt and schedules the next from the database. The test ping is sent
+the same way (`ping`), by the API process that was asked for it."""
 from __future__ import annotations
 
+import datetime as _dt
 import functools
+import json
 import logging
 import time
+from dataclasses import dataclass
 
-from .. import runtime
+from .. import runtime, views
 from ..models import db
+from ..models import webhook as webhooks
 from ..models.deliveries import claim_attempt, owner_of, record_attempt
 from ..outbound.client import OutboundError
-from ..security.signing import service_signature, standard_webhook_headers
+from ..security.signing import signature_headers
 from ..times import UTC, to_epoch_ms
 from .lane import Inline, Lane, Owner
 
@@ -41,36 +46,78 @@ def deliver(delivery_id: str) -> None:
     runtime.current().lane.submit(delivery_id)
 
 
+def send(rt, url: str, secrets: list[str], event_id: str, body: bytes, at: _dt.datetime
+         ) -> tuple[int | None, str | None, float]:
+    """One signed POST of `body` through the guarded client: (status code or None, error
+    class or None, seconds it took). Signed with `secrets` at `at` (its unix seconds are
+    `webhook-timestamp`)."""
+    headers = {"Content-Type": "application/json",
+               **signature_headers(secrets, event_id, to_epoch_ms(at) // 1000, body)}
+    status_code, error = None, None
+    began = time.monotonic()
+    try:
+        status_code = rt.outbound.post(url, body, headers).status
+    except OutboundError as e:
+        error = e.kind
+    return status_code, error, time.monotonic() - began
+
+
 def attempt(rt, delivery_id: str) -> None:
-    """One attempt at a delivery, if it is due and nobody else is sending it."""
+    """One attempt at a delivery, if one is due and nobody else is sending it."""
     started_at = rt.now()
     with db.connection_context():
         delivery = claim_attempt(delivery_id, started_at)
         if delivery is None:
             return  # not due, already sent, or being sent by another worker
         webhook, event = delivery.webhook, delivery.event
-        secret = rt.keyring.decrypt(webhook.secret)
-    body = event.body.encode()
-    headers = {
-        "Content-Type": "application/json",
-        "X-Service-Signature": service_signature(secret, body),
-        **standard_webhook_headers(secret, event.id, to_epoch_ms(started_at) // 1000, body),
-    }
-    status_code, error = None, None
-    began = time.monotonic()
-    try:
-        status_code = rt.outbound.post(webhook.url, body, headers).status
-    except OutboundError as e:
-        error = e.kind
-    seconds = time.monotonic() - began
+        secrets = webhooks.signing_secrets(rt, webhook, started_at)
+    redelivery = delivery.redeliver_at is not None
+    status_code, error, seconds = send(rt, webhook.url, secrets, event.id, event.body.encode(), started_at)
     with db.connection_context():
         delivery = record_attempt(delivery, started_at=started_at, status_code=status_code, error=error,
-                                  duration_ms=int(seconds * 1000), schedule=rt.settings.webhook_retry_schedule)
+                                  duration_ms=int(seconds * 1000), schedule=rt.settings.webhook_retry_schedule,
+                                  redelivery=redelivery)
+        failed = status_code is None or not 200 <= status_code < 300
+        if delivery is not None and failed:
+            if webhooks.disable_if_failing(rt, webhook.id, started_at):
+                log.warning("webhook %s of workspace %s is disabled: every delivery attempt failed for %d days",
+                            webhook.id, webhook.workspace_id, webhooks.FAILING_LIMIT.days)
     outcome = OUTCOMES[delivery.status] if delivery is not None else "dropped"
     rt.metrics.webhook_attempt(outcome, f"{status_code // 100}xx" if status_code else error, seconds)
     if delivery is None:
         return
-    log.info("delivery %s attempt %d: %s", delivery.id, delivery.attempts, status_code or error)
-    if delivery.status == "pending":
+    log.info("delivery %s attempt %d%s: %s", delivery.id, delivery.attempts, " (redelivery)" if redelivery else "",
+             status_code or error)
+    if delivery.status == "pending" and delivery.next_attempt_at is not None:
         # The sweeper would find it too; scheduling just wakes a worker on time.
         rt.tasks.deliver.schedule(args=(delivery.id,), eta=delivery.next_attempt_at.replace(tzinfo=UTC))
+
+
+@dataclass(frozen=True)
+class Ping:
+    """What the endpoint did with a test ping."""
+
+    event_id: str
+    attempted_at: _dt.datetime
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def ping(rt, workspace_id: str, webhook_id: str) -> Ping:
+    """Send a `webhook.test` event to the registration alone, now, signed like a delivery,
+    and say what came of it (POST /v1/webhooks/{id}/test). Enabled or not; nothing is
+    recorded and nothing is retried. NotFound unless the registration is the workspace's."""
+    at = rt.now()
+    with db.connection_context():
+        webhook = webhooks.get_webhook(workspace_id, webhook_id)
+        secrets = webhooks.signing_secrets(rt, webhook, at)
+    event_id = rt.new_id("evt")
+    body = json.dumps(views.registration_event(event_id, "webhook.test", webhook, at), separators=(",", ":")).encode()
+    status_code, error, seconds = send(rt, webhook.url, secrets, event_id, body, at)
+    log.info("test ping %s to webhook %s: %s", event_id, webhook.id, status_code or error)
+    return Ping(event_id, at, status_code, error, int(seconds * 1000))

@@ -29,7 +29,7 @@ def test_wrong_method_is_405_with_every_allowed_method(client, auth):
 def test_wrong_method_on_a_templated_path_names_its_methods(client, auth):
     answer = client.post("/v1/webhooks/wh_1", headers=auth, json={})
     assert_error(answer, 405, "method_not_allowed")
-    assert answer.headers["allow"] == "DELETE, GET"
+    assert answer.headers["allow"] == "DELETE, GET, PATCH"
 
 
 def test_head_on_an_operation_is_405_before_the_key_is_checked_and_counts_nothing(client, auth):
@@ -38,7 +38,7 @@ def test_head_on_an_operation_is_405_before_the_key_is_checked_and_counts_nothin
         answer = client.head("/v1/usage", headers=headers)
         assert answer.status_code == 405 and answer.headers["allow"] == "GET"
         assert "ratelimit-policy" not in answer.headers and answer.headers["x-request-id"].startswith("req_")
-    assert client.head("/v1/webhooks/wh_1", headers=auth).headers["allow"] == "DELETE, GET"
+    assert client.head("/v1/webhooks/wh_1", headers=auth).headers["allow"] == "DELETE, GET, PATCH"
     assert client.get("/v1/usage", headers=auth).json()["requests"]["used"] == before + 1
 
 

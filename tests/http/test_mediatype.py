@@ -60,29 +60,49 @@ def send(client, auth, method, path, body: bytes, content_type: str):
     return client.request(method, path, headers={**auth, "Content-Type": content_type}, content=body)
 
 
+@pytest.fixture
+def webhook(client, auth) -> str:
+    """The id of a registration, for the operations on one (`{id}` in their paths)."""
+    answer = client.post("/v1/webhooks", headers=auth, json={"url": "https://hooks.example.com/x", "events": ["post.failed"]})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["id"]
+
+
 def test_every_json_operation_is_found_in_the_spec():
-    assert {p.id for p in OPERATIONS} == {"start_connect", "create_post", "create_webhook"}
+    assert {p.id for p in OPERATIONS} == {"start_connect", "create_post", "preflight_post", "update_post",
+                                          "create_webhook", "update_webhook", "rotate_webhook_secret"}
+
+
+def a_post_to_change(client, auth) -> str:
+    """A post due tomorrow, which PATCH may still change."""
+    answer = client.post("/v1/upload", headers=auth, json={
+        "caption": "later", "platforms": ["x"], "scheduled_at": "2026-11-23T10:00:00Z"})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["id"]
 
 
 @pytest.mark.parametrize("content_type", JSON_SPELLINGS)
 @pytest.mark.parametrize(("method", "path", "example", "success"), OPERATIONS)
-def test_any_spelling_of_json_is_json(client, auth, accounts, method, path, example, success, content_type):
+def test_any_spelling_of_json_is_json(client, auth, accounts, webhook, method, path, example, success, content_type):
+    if "{id}" in path:
+        path = path.replace("{id}", a_post_to_change(client, auth) if path.startswith("/v1/posts/") else webhook)
     answer = send(client, auth, method, path, json.dumps(example).encode(), content_type)
     assert answer.status_code == success, answer.text
 
 
 @pytest.mark.parametrize("content_type", ["APPLICATION/JSON", "Application/Json; charset=UTF-8"])
 @pytest.mark.parametrize(("method", "path", "example", "success"), OPERATIONS)
-def test_a_body_under_any_spelling_is_validated(client, auth, method, path, example, success, content_type):
+def test_a_body_under_any_spelling_is_validated(client, auth, webhook, method, path, example, success, content_type):
     body = {**example, "not_in_the_schema": 1}
-    answer = send(client, auth, method, path, json.dumps(body).encode(), content_type)
+    answer = send(client, auth, method, path.replace("{id}", webhook), json.dumps(body).encode(), content_type)
     assert "not_in_the_schema" in assert_error(answer, 400, "validation_error")
 
 
 @pytest.mark.parametrize("content_type", NOT_JSON)
 @pytest.mark.parametrize(("method", "path", "example", "success"), OPERATIONS)
-def test_a_body_of_another_media_type_is_a_validation_error(client, auth, method, path, example, success, content_type):
-    answer = send(client, auth, method, path, json.dumps(example).encode(), content_type)
+def test_a_body_of_another_media_type_is_a_validation_error(client, auth, webhook, method, path, example, success,
+                                                           content_type):
+    answer = send(client, auth, method, path.replace("{id}", webhook), json.dumps(example).encode(), content_type)
     assert "Content-Type" in assert_error(answer, 400, "validation_error")
 
 

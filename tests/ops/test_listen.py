@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from fanout.security.signing import service_signature, standard_webhook_headers
+from fanout.security.signing import service_signature, signature_headers, standard_webhook_headers
 
 from ..conftest import bearer, connect_on_server, free_port, loopback_guarded, wait_for
 
@@ -229,6 +229,57 @@ def test_a_port_in_use_fails_with_exit_1_and_a_reason(listener, tmp_path):
                           env=env, capture_output=True, text=True, timeout=30)
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
+THIRD_SECRET = "whsec_" + base64.b64encode(bytes(range(32, 64))).decode()
+
+
+def rotated(body: bytes, new: str, old: str) -> dict:
+    """The headers Fanout sends during a rotation's overlap (fanout/security/signing.py)."""
+    return {"Content-Type": "application/json", **signature_headers([new, old], "evt_01", int(time.time()), body)}
+
+
+def test_several_secrets_take_a_delivery_signed_with_any_of_them(listening):
+    listener = listening("--secret", OTHER_SECRET)  # SECRET, and OTHER_SECRET
+    assert "any of these 2 secrets" in listener.output().splitlines()[0]
+    assert listener.post(BODY, signed(BODY, secret=OTHER_SECRET)).status_code == 204
+    assert listener.post(BODY, signed(BODY, secret=SECRET)).status_code == 204
+    refused = listener.post(BODY, signed(BODY, secret=THIRD_SECRET))
+    assert refused.status_code == 401
+    assert refused.json()["error"]["message"] == (
+        "X-Service-Signature: does not match the body under any of the 2 secrets; "
+        "webhook-signature: does not match the id, timestamp and body under any of the 2 secrets"
+    )
+
+
+def test_during_a_rotation_the_old_secret_alone_fails_and_both_pass(listening):
+    """X-Service-Signature has room for the new secret's signature only: a receiver still on
+    the old secret must be given the new one too (`--secret NEW --secret OLD`)."""
+    body = json.dumps(event()).encode()
+    old_only = listening(secret=SECRET)
+    answer = old_only.post(body, rotated(body, new=OTHER_SECRET, old=SECRET))
+    assert answer.status_code == 401
+    assert answer.json()["error"]["message"] == "X-Service-Signature: does not match the body under this secret"
+    both = listening("--secret", SECRET, secret=OTHER_SECRET, port=free_port())
+    assert both.post(body, rotated(body, new=OTHER_SECRET, old=SECRET)).status_code == 204
+
+
+def test_account_and_registration_events_are_shown_by_their_subject(listener):
+    account = {"id": "evt_02", "event": "account.expired", "timestamp": "2026-11-22T10:04:05.123Z", "reason": "refused",
+               "account": {"id": "acc_01", "platform": "threads", "username": "ada", "status": "expired",
+                           "connected_at": "2026-11-22T10:00:00.000Z", "sandbox": False}}
+    disabled = {"id": "evt_03", "event": "webhook.disabled", "timestamp": "2026-11-22T10:04:05.123Z",
+                "webhook": {"id": "wh_01", "url": "https://hooks.example.com/x", "events": ["post.failed"],
+                            "enabled": False, "disabled_reason": "every delivery attempt failed", "created_at": "x",
+                            "previous_secret_expires_at": None}}
+    for payload in (account, disabled):
+        body = json.dumps(payload).encode()
+        assert listener.post(body, signed(body, message_id=payload["id"])).status_code == 204
+    first, second = listener.wait_for_blocks(2)
+    assert "  account    acc_01  threads  ada  expired" in first.splitlines()
+    assert "  reason     refused" in first.splitlines() and "post " not in first
+    assert "  webhook    wh_01  https://hooks.example.com/x" in second.splitlines()
+    assert "  disabled   every delivery attempt failed" in second.splitlines()
 
 
 @pytest.mark.parametrize("secret", ["s3cret", "whsec_", "whsec_***"])

@@ -81,6 +81,13 @@ def test_queue_depths_are_read_from_the_database(client, auth, accounts, rt, clo
     assert scrape(client).value("fanout_targets", status="pending") == 0
 
 
+def test_a_scheduled_posts_targets_join_the_backlog_when_their_time_comes(client, auth, accounts, clock):
+    upload_post(client, auth, scheduled_at="2026-11-22T11:00:00Z")
+    assert scrape(client).value("fanout_targets", status="pending") == 0
+    clock.advance(hours=1)
+    assert scrape(client).value("fanout_targets", status="pending") == 3
+
+
 @pytest.fixture
 def insecure_urls() -> bool:
     return True  # the webhook receiver is an http endpoint on loopback

@@ -15,7 +15,11 @@ class ApiKey(BaseModel):
     lookup = CharField(max_length=20, unique=True)
     salt = CharField(max_length=64)
     secret_hash = CharField(max_length=64)
+    # What the dashboard's key list shows: the name given at creation, if any, and when the
+    # key last authenticated a request (to the minute: fanout/models/api_key.py `mark_used`).
+    name = CharField(max_length=100, null=True)
     created_at = DateTimeField()
+    last_used_at = DateTimeField(null=True)
     revoked_at = DateTimeField(null=True)
 
     class Meta:

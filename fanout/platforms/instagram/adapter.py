@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from ...target_errors import UNKNOWN, UNSUPPORTED
-from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Result, Step, failed
+from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step, failed
 from ..base import expiry
 from ..graph import Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
 from ..mapping import scrub
@@ -157,6 +157,12 @@ def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (fanout/platforms/graph.py has the sequence)."""
     window = _dt.timedelta(seconds=step.settings.of("instagram").container_window)
     return _Instagram(step, job, api(step.settings), window).run()
+
+
+def foresee(step: Step, job: Job) -> list[Outcome]:
+    """What publishing `job` now would fail with before creating anything (a preflight)."""
+    window = _dt.timedelta(seconds=step.settings.of("instagram").container_window)
+    return _Instagram(step, job, api(step.settings), window).foresee()
 
 
 class _Instagram(Containers):

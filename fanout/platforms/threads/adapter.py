@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from ..base import App, AuthFailed, Authorization, Grant, Job, Result, Step
+from ..base import App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step
 from ..base import expiry
 from ..graph import Answer, Containers, json_or_refusal, token_answer
 from ..mapping import scrub
@@ -103,6 +103,12 @@ def publish(step: Step, job: Job) -> Result:
     """One step of publishing `job` (fanout/platforms/graph.py has the sequence)."""
     window = _dt.timedelta(seconds=step.settings.of("threads").container_window)
     return _Threads(step, job, API, window).run()
+
+
+def foresee(step: Step, job: Job) -> list[Outcome]:
+    """What publishing `job` now would fail with before creating anything (a preflight)."""
+    window = _dt.timedelta(seconds=step.settings.of("threads").container_window)
+    return _Threads(step, job, API, window).foresee()
 
 
 def container_answer(body: Mapping[str, Any]) -> Answer:

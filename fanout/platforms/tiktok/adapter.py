@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ...target_errors import EXPIRED, OPTION, RATE, UNKNOWN, UNSUPPORTED
+from ...target_errors import EXPIRED, OPTION, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
 from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
@@ -204,6 +204,13 @@ def publish(step: Step, job: Job) -> Result:
     return _Posting(step, job).run()
 
 
+def foresee(step: Step, job: Job) -> list[Outcome]:
+    """What publishing `job` now would fail with before TikTok answers: its windows, as
+    this service counts them (`step.per_minute` of a preflight counts nothing), and media
+    TikTok would pull from a host it has not verified for the app (a preflight)."""
+    return _Posting(step, job).foresee()
+
+
 def permalink(username: str, post_id: str, *, photo: bool = False) -> str:
     """A video's page, or a photo post's: TikTok shows them under /video/ and /photo/."""
     kind = "photo" if photo else "video"
@@ -272,6 +279,41 @@ class _Posting(Steps):
         return self.start()
 
     # -- starting a post
+
+    def foresee(self) -> list[Outcome]:
+        found = []
+        for check in (self.check_daily, self.check_windows):
+            try:
+                check()
+            except Stop as stop:
+                found.append(stop.result.outcome)
+                break  # one rate limit is enough to say
+        unverified = self.unverified_pull()
+        if unverified is not None:
+            found.append(unverified)
+        return found
+
+    def check_windows(self) -> None:
+        """The per-minute windows a post starts in: creator-info reads, then inits."""
+        for kind, limit, what in (("creator_info", CREATOR_INFO_PER_MINUTE, "creator-info reads a minute"),
+                                  ("init", INIT_PER_MINUTE, "posts started a minute")):
+            if not self.step.per_minute(f"tiktok:{kind}:{self.token_key}", limit):
+                raise Stop(failed(RATE, f"{TITLE} allows {limit} {what} per account, and they are used up"))
+
+    def unverified_pull(self) -> Outcome | None:
+        """url_ownership_unverified for the first item TikTok would pull (photos always, a
+        video by `pull`, or by `auto` from a verified host) from a host not verified."""
+        ours = self.settings.of("tiktok")
+        photos = [item for item in self.job.media if item.get("type") == "image"]
+        pulled = photos or (list(self.job.media) if ours.upload_method == "pull" else [])
+        for index, item in enumerate(pulled):
+            if not verified(item["url"], ours.verified_domains):
+                host = urlsplit(item["url"]).hostname or item["url"]
+                return Outcome(error_code=UNVERIFIED, error_message=(
+                    f"{TITLE} pulls media[{index}] from {host}, which is not a verified domain or URL prefix of this "
+                    "app (FANOUT_TIKTOK_VERIFIED_DOMAINS); verify it with TikTok, or post videos by upload "
+                    "(FANOUT_TIKTOK_UPLOAD_METHOD)"))
+        return None
 
     def check_daily(self) -> None:
         recent = self.step.published(self.now - DAY)

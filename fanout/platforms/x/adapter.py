@@ -223,6 +223,16 @@ def publish(step: Step, job: Job) -> Result:
     return _Posting(step, job).run()
 
 
+def foresee(step: Step, job: Job) -> list[Outcome]:
+    """What publishing `job` now would fail with before calling X: its windows, as this
+    service counts them (a preflight)."""
+    try:
+        _Posting(step, job).check_limits()
+    except Stop as stop:
+        return [stop.result.outcome]
+    return []
+
+
 def permalink(username: str, post_id: str) -> str:
     return f"https://x.com/{quote(username, safe='')}/status/{quote(post_id, safe='')}"
 

@@ -1,0 +1,132 @@
+"""`/dashboard/posts`: the posts, filtered and paged as `GET /v1/posts` pages them; one
+post with its targets and events; the form that creates one.
+
+The form builds the body `POST /v1/upload` takes, checks it with the upload's schema and
+hands it to the upload itself (fanout/handlers/posts.py `upload`): the same rules, caps,
+idempotency and publishing. Each form carries an Idempotency-Key of its own, so a second
+click, or the browser sending the form again, replays the first post instead of making
+another.
+"""
+from __future__ import annotations
+
+import re
+
+from starlette.responses import Response
+
+from ..handlers.posts import upload
+from ..http import cursors
+from ..models.account import list_accounts
+from ..models.post import IN_FLIGHT, get_post, list_posts, targets_of
+from ..problems import InvalidRequest, Problem
+from ..security.apikeys import random_base62
+from ..views import post_summary, post_view
+from . import reads
+from .contract import contract
+from .web import Visit, page, see_other
+
+PAGE_SIZE = 20
+MEDIA_ROWS = 10  # the form's media fields; the API takes more
+IDEMPOTENCY_KEY = re.compile(r"dashboard-[0-9A-Za-z]{32}")
+NOTICES = {"created": "The post was created. Its targets publish in the background; this page follows them."}
+# The mode of a post made from the dashboard is its accounts': the session may post in
+# either, as a live key may (docs/decisions.md#authentication-and-modes).
+SESSION_MODE = "live"
+
+
+def _choice(visit: Visit, name: str, allowed: list[str]) -> str | None:
+    value = visit.query(name) or None
+    if value is not None and value not in allowed:
+        raise InvalidRequest(f"{name}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+@page
+def posts(visit: Visit) -> Response:
+    terms = contract(visit.rt.settings.insecure_urls)
+    statuses, platforms = terms.enum("PostStatus"), terms.enum("Platform")
+    status, platform = _choice(visit, "status", statuses), _choice(visit, "platform", platforms)
+    cursor = visit.query("cursor") or None
+    after = cursors.after(visit.rt.keyring, visit.workspace_id, cursor)
+    rows, has_more = list_posts(visit.workspace_id, limit=PAGE_SIZE, after=after, status=status, platform=platform)
+    targets = targets_of([p.id for p in rows])
+    next_cursor = cursors.next_cursor(visit.rt.keyring, visit.workspace_id, rows, has_more)
+    return visit.page("posts.html", "posts", posts=[post_summary(p, targets[p.id]) for p in rows],
+                      statuses=statuses, platforms=platforms, chosen_status=status, chosen_platform=platform,
+                      paged=cursor is not None, next_cursor=next_cursor)
+
+
+def _form_page(visit: Visit, status: int = 200, error: Problem | None = None, form: dict | None = None) -> Response:
+    terms = contract(visit.rt.settings.insecure_urls)
+    form = form or {"caption": "", "account_ids": [], "media": [], "simulate_error": "", "scheduled_at": "",
+                    "idempotency_key": f"dashboard-{random_base62(32, visit.rt.randbytes)}"}
+    media = form["media"] + [{"url": "", "type": "image"}] * (MEDIA_ROWS - len(form["media"]))
+    return visit.page("post_new.html", "posts", status, error=error, form=form, media=media,
+                      accounts=list_accounts(visit.workspace_id, status="active"),
+                      media_types=terms.enum("MediaType"), simulated_errors=terms.enum("SimulatedError"),
+                      scheduling=terms.scheduling)
+
+
+@page
+def new_post(visit: Visit) -> Response:
+    return _form_page(visit)
+
+
+def body_of(visit: Visit, form: dict) -> dict:
+    """The upload's body from the form's fields, as a client would send it."""
+    body: dict = {"caption": form["caption"]}
+    if form["media"]:
+        body["media"] = form["media"]
+    if form["account_ids"]:
+        body["account_ids"] = form["account_ids"]
+        chosen = {a.id: a for a in list_accounts(visit.workspace_id)}
+        if all(i in chosen and chosen[i].sandbox for i in form["account_ids"]):
+            body["sandbox"] = True
+    if form["simulate_error"]:
+        body["simulate_error"] = form["simulate_error"]
+    if form["scheduled_at"] and contract(visit.rt.settings.insecure_urls).scheduling:
+        # A datetime-local field has no offset: the form says its time is UTC.
+        body["scheduled_at"] = f"{form['scheduled_at']}:00Z" if len(form["scheduled_at"]) == 16 else form["scheduled_at"]
+    return body
+
+
+@page
+def create(visit: Visit) -> Response:
+    f = visit.form
+    form = {
+        # Browsers send a textarea's line breaks as CRLF; a caption's are LF, as clients send them.
+        "caption": f.get("caption").replace("\r\n", "\n"),
+        "account_ids": f.all("account_id"),
+        "media": [{"url": url.strip(), "type": kind}
+                  for url, kind in zip(f.all("media_url"), f.all("media_type")) if url.strip()],
+        "simulate_error": f.get("simulate_error"),
+        "scheduled_at": f.get("scheduled_at").strip(),
+        "idempotency_key": f.get("idempotency_key"),
+    }
+    terms = contract(visit.rt.settings.insecure_urls)
+    key = form["idempotency_key"] if IDEMPOTENCY_KEY.fullmatch(form["idempotency_key"]) else None
+    try:
+        body = body_of(visit, form)
+        terms.upload.check(body)
+        answer = upload(visit.rt, visit.workspace_id, SESSION_MODE, body, key)
+    except Problem as e:
+        return _form_page(visit, e.status, error=e, form=form)
+    return see_other(f"/dashboard/posts/{answer.body['id']}", done="created")
+
+
+@page
+def post(visit: Visit) -> Response:
+    post_id = visit.path_id("id", "post", "post")
+    view = post_view(*get_post(visit.workspace_id, post_id))
+    usernames = {a.id: a.username for a in list_accounts(visit.workspace_id)}
+    return visit.page("post.html", "posts", post=view, usernames=usernames,
+                      events=reads.post_events(visit.workspace_id, post_id),
+                      following=view["status"] in IN_FLIGHT, notice=NOTICES.get(visit.query("done") or ""))
+
+
+ROUTES = [
+    ("/dashboard/posts", posts, ("GET",)),
+    ("/dashboard/posts", create, ("POST",)),
+    # Before the post's own page, whose {id} would take "new".
+    ("/dashboard/posts/new", new_post, ("GET",)),
+    ("/dashboard/posts/{id}", post, ("GET",)),
+]

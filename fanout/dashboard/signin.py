@@ -1,0 +1,105 @@
+"""Signing in and out (docs/decisions.md#the-workspace-dashboard).
+
+`GET /dashboard/sign-in?token=...`, the link `fanout dashboard-link` prints, shows which
+workspace it signs in to and a "Sign in" button; the button's post spends the link and
+starts the session. Opening the link alone spends nothing: chat and mail programs open
+links to preview them, and would otherwise use up the link before its owner could.
+
+The session's cookie: `HttpOnly`, `SameSite=Lax`, `Secure` when FANOUT_BASE_URL is https,
+for /dashboard only, 12 hours. Signing out ends the session on the server, so the cookie
+is worth nothing afterwards even where a copy of it was kept.
+"""
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import runtime
+from ..handlers import on_the_stores
+from ..models import db
+from ..models.dashboard import SESSION_LIFETIME, LinkUnusable, open_link, session_of, sign_in, sign_out
+from .render import html
+from .web import COOKIE, COOKIE_PATH, SIGN_IN, Refused, Visit, page, read_form, see_other
+
+HOW = "Run `fanout dashboard-link WORKSPACE_ID` on the server for a new link."
+LINK_PROBLEMS = {
+    "unknown": (404, "This sign-in link is not valid", f"Check that the whole link was copied. {HOW}"),
+    "expired": (410, "This sign-in link has expired", f"Links work for 15 minutes. {HOW}"),
+    "used": (410, "This sign-in link was already used", f"Each link signs in once. {HOW}"),
+}
+NOTICES = {"signed_out": "You are signed out."}
+
+
+def _plain(template: str, status: int = 200, **context) -> Response:
+    return html(template, status, **context)
+
+
+def _link_problem(reason: str) -> Response:
+    status, title, text = LINK_PROBLEMS[reason]
+    return _plain("message.html", status, title=title, text=text)
+
+
+async def show(request: Request) -> Response:
+    """`GET /dashboard/sign-in`: the link's confirmation, or how to get a link."""
+    rt = runtime.current()
+    token = request.query_params.get("token")
+
+    def run() -> Response:
+        with db.connection_context():
+            if token is None:
+                if session_of(rt, request.cookies.get(COOKIE)) is not None:
+                    return see_other("/dashboard")
+                return _plain("sign_in.html", notice=NOTICES.get(request.query_params.get("done", "")))
+            if not token or len(token) > 100:
+                return _link_problem("unknown")
+            try:
+                workspace = open_link(rt, token)
+            except LinkUnusable as e:
+                return _link_problem(e.reason)
+            return _plain("sign_in_confirm.html", workspace=workspace, token=token)
+
+    return await on_the_stores(run)
+
+
+async def confirm(request: Request) -> Response:
+    """`POST /dashboard/sign-in`: the link's token spent, a session started. The link is the
+    form's only authority: a page elsewhere cannot know one."""
+    rt = runtime.current()
+    try:
+        form = await read_form(request)
+    except Refused as e:
+        return _plain("message.html", e.status, title=e.title, text=e.message)
+    token, previous = form.get("token"), request.cookies.get(COOKIE)
+    if not token or len(token) > 100:
+        return _link_problem("unknown")
+
+    def run() -> Response:
+        with db.connection_context():
+            try:
+                session_token, _ = sign_in(rt, token)
+            except LinkUnusable as e:
+                return _link_problem(e.reason)
+            if previous:
+                sign_out(previous)  # this browser's session of before, whichever workspace
+        answer = see_other("/dashboard")
+        answer.set_cookie(COOKIE, session_token, max_age=int(SESSION_LIFETIME.total_seconds()), path=COOKIE_PATH,
+                          httponly=True, samesite="lax", secure=rt.settings.base_url.startswith("https:"))
+        return answer
+
+    return await on_the_stores(run)
+
+
+@page
+def sign_out_now(visit: Visit) -> Response:
+    """`POST /dashboard/sign-out`: the session ended on the server and its cookie dropped."""
+    sign_out(visit.token)
+    answer = see_other(SIGN_IN, done="signed_out")
+    answer.delete_cookie(COOKIE, path=COOKIE_PATH)
+    return answer
+
+
+ROUTES = [
+    (SIGN_IN, show, ("GET",)),
+    (SIGN_IN, confirm, ("POST",)),
+    ("/dashboard/sign-out", sign_out_now, ("POST",)),
+]

@@ -206,3 +206,109 @@ def test_the_sandbox_page_of_a_target_with_an_override_shows_its_own_caption(cli
     done = targets(client, auth, post["id"])
     assert "only on X" in client.get(done["x"]["external_url"].removeprefix("http://testserver")).text
     assert "only on X" not in client.get(done["threads"]["external_url"].removeprefix("http://testserver")).text
+
+
+# --- a change of a post not yet started ---------------------------------------------------------
+
+def patch(client, auth, post_id, **body):
+    return client.patch(f"/v1/posts/{post_id}", headers=auth, json=body)
+
+
+def test_a_patch_of_overrides_shows_in_the_post_and_is_what_publishes(client, auth, four, rt, clock):
+    post = created(client, auth, platforms=["x", "threads"], overrides={"x": {"caption": "first for X"}})
+    answer = patch(client, auth, post["id"], overrides={"x": {
+        "caption": "edited for X", "thread": [{"caption": "edited part two"}], "first_comment": "edited comment"}})
+    assert answer.status_code == 200, answer.text
+    shown = {t["platform"]: t["caption"] for t in answer.json()["targets"]}
+    assert shown == {"x": "edited for X", "threads": None}
+    assert targets(client, auth, post["id"])["x"]["caption"] == "edited for X"
+    run_queue(rt, clock)
+    published = targets(client, auth, post["id"])["x"]
+    page = client.get(published["external_url"].removeprefix("http://testserver")).text
+    for shown in ("edited for X", "edited part two", "edited comment"):
+        assert shown in page
+    assert "first for X" not in page
+
+
+def test_a_patch_of_overrides_replaces_them_as_a_whole(client, auth, four):
+    post = created(client, auth, platforms=["x", "threads"], overrides={"x": {"caption": "for X"}})
+    answer = patch(client, auth, post["id"], overrides={"threads": {"caption": "for Threads"}})
+    shown = {t["platform"]: t["caption"] for t in answer.json()["targets"]}
+    assert shown == {"x": None, "threads": "for Threads"}
+    cleared = patch(client, auth, post["id"], overrides={})
+    assert [t["caption"] for t in cleared.json()["targets"]] == [None, None]
+
+
+def test_a_patch_leaving_overrides_out_keeps_them(client, auth, four):
+    post = created(client, auth, platforms=["x"], overrides={"x": {"caption": "for X"}})
+    answer = patch(client, auth, post["id"], caption="a new caption for the others")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["targets"][0]["caption"] == "for X"
+
+
+def test_a_patched_override_for_a_platform_the_post_does_not_reach_is_400(client, auth, four):
+    post = created(client, auth, platforms=["x"])
+    answer = patch(client, auth, post["id"], overrides={"threads": {"caption": "where?"}})
+    assert "overrides names threads" in error(answer, 400)["message"]
+    assert targets(client, auth, post["id"])["x"]["caption"] is None
+
+
+def test_a_patched_override_is_held_to_its_platforms_schema_and_media_rules(client, auth, four):
+    post = created(client, auth, platforms=["instagram", "tiktok"])
+    assert error(patch(client, auth, post["id"], overrides={"tiktok": {"thread": [{"caption": "no"}]}}),
+                 400)["code"] == "validation_error"
+    assert error(patch(client, auth, post["id"], overrides={"instagram": {"media": []}}),
+                 422)["code"] == "unsupported_media_for_platform"
+
+
+def test_a_patched_override_caption_over_xs_cap_fails_only_the_x_target(client, auth, four, rt, clock):
+    post = created(client, auth, platforms=["x", "threads"])
+    assert patch(client, auth, post["id"], overrides={"x": {"caption": "x" * 281}}).status_code == 200
+    run_queue(rt, clock)
+    done = targets(client, auth, post["id"])
+    assert (done["x"]["error_code"], done["threads"]["status"]) == ("caption_too_long", "published")
+
+
+# --- a preflight, on each target's own content ----------------------------------------------
+
+def foreseen(client, auth, **body) -> dict:
+    answer = client.post("/v1/upload/preflight", headers=auth,
+                         json={"caption": "hello", "media": [IMAGE], **body})
+    assert answer.status_code == 200, answer.text
+    return {t["platform"]: [(p["code"], p["message"]) for p in t["problems"]] for t in answer.json()["targets"]}
+
+
+def test_a_preflight_foresees_an_override_caption_over_xs_cap_for_that_target_only(client, auth, four, rt, clock):
+    body = dict(platforms=["x", "threads"], overrides={"x": {"caption": "x" * 281}})
+    problems = foreseen(client, auth, **body)
+    assert [code for code, _ in problems["x"]] == ["caption_too_long"] and problems["threads"] == []
+    post = created(client, auth, **body)
+    run_queue(rt, clock)
+    assert targets(client, auth, post["id"])["x"]["error_code"] == "caption_too_long"
+
+
+def test_a_preflight_foresees_a_thread_part_over_the_cap_naming_the_part(client, auth, four):
+    problems = foreseen(client, auth, platforms=["threads"],
+                        overrides={"threads": {"thread": [{"caption": "fine"}, {"caption": "y" * 501}]}})
+    assert problems["threads"] == [
+        ("caption_too_long", "thread[1].caption is 501 characters (an emoji counts its UTF-8 bytes); threads allows 500")]
+
+
+def test_a_preflight_foresees_an_option_the_content_cannot_take(client, auth, four):
+    problems = foreseen(client, auth, platforms=["instagram", "tiktok"], overrides={
+        "instagram": {"options": {"share_to_feed": True}}, "tiktok": {"media": [VIDEO], "options": {"title": "t"}}})
+    assert [code for code, _ in problems["instagram"]] == ["platform_option_rejected"]
+    assert [code for code, _ in problems["tiktok"]] == ["platform_option_rejected"]
+
+
+def test_a_preflight_foresees_a_first_comment_over_the_comment_cap(client, auth, four):
+    problems = foreseen(client, auth, platforms=["instagram"], overrides={
+        "instagram": {"first_comment": "links: https://a.example.com https://b.example.com"}})
+    assert problems["instagram"] == [
+        ("caption_too_long", "first_comment has 2 distinct links; instagram allows 1 in a comment")]
+
+
+def test_a_preflight_refuses_an_override_as_the_upload_does(client, auth, four):
+    answer = client.post("/v1/upload/preflight", headers=auth, json={
+        "caption": "hello", "account_ids": [four["x"]["id"]], "overrides": {"threads": {"caption": "where?"}}})
+    assert "overrides names threads" in error(answer, 400)["message"]

@@ -105,6 +105,25 @@ def test_one_upload_to_all_four_publishes_each_platforms_own_content(
     assert all(t["first_comment_error"] is None for t in done["targets"])
 
 
+def test_overrides_changed_by_a_patch_are_what_each_platform_gets(
+        live, headers, ids, emulator, x_server, rt, clock):
+    post = upload(live, headers, caption="Launch day", platforms=["x", "threads"],
+                  overrides={"x": {"caption": "the old words for X"}})
+    answer = requests.patch(f"{live}/v1/posts/{post['id']}", headers=headers, timeout=10, json={"overrides": {
+        "x": {"caption": "the new words for X", "thread": [{"caption": "X part two"}]},
+        "threads": {"first_comment": "a reply on Threads"}}})
+    assert answer.status_code == 200, answer.text
+    assert {t["platform"]: t["caption"] for t in answer.json()["targets"]} == {
+        "x": "the new words for X", "threads": None}
+    run_a_while(rt, clock, (emulator, x_server))
+    assert read(live, headers, post["id"])["status"] == "completed"
+    on_x = x_server.posts[X_USER]
+    assert [p.text for p in on_x] == ["the new words for X", "X part two"] and x_server.chain(on_x[1].id) == on_x
+    on_threads = emulator.posts[THREADS_USER]
+    assert [p.text for p in on_threads] == ["Launch day", "a reply on Threads"]
+    assert on_threads[1].reply_to_id == on_threads[0].id
+
+
 @pytest.mark.parametrize("after", [False, True], ids=["before-the-call", "after-the-answer"])
 def test_a_worker_killed_at_any_call_of_an_x_thread_and_its_comment_leaves_each_post_once(
         live, headers, ids, x_server, rt, clock, after):

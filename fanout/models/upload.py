@@ -47,11 +47,15 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
     """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed.
 
     The destinations' shape (exactly one of `account_ids` or `platforms`, `accounts` only
-    with `platforms` and only for platforms listed there) is stated once, by the rules of
-    openapi.yaml's `UploadRequest`: the body is validated against them before a handler
-    runs, and a 400 quotes the broken rule's description (fanout/validation.py). `now` is
-    what `scheduled_at` is judged against (needed when the body has one).
+    with `platforms`) is stated by the rules of openapi.yaml's `UploadRequest`: the body is
+    validated against them before a handler runs, and a 400 quotes the broken rule's
+    description (fanout/http/validation.py). That `accounts` and `overrides` name only
+    platforms listed in `platforms` is checked here (`_named_not_listed`): as a schema it
+    takes a rule per platform, which tools that combine the rules cannot handle once there
+    are more than a few platforms. `now` is what `scheduled_at` is judged against (needed
+    when the body has one).
     """
+    _named_not_listed(body)
     sandbox = body.get("sandbox")
     if sandbox is None:
         sandbox = key_mode == "sandbox"
@@ -79,6 +83,21 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
         overrides=overrides,
         scheduled_at=scheduled_time(body.get("scheduled_at"), now),
     )
+
+
+def _named_not_listed(body: dict) -> None:
+    """InvalidRequest when, with `platforms`, `accounts` or `overrides` names a platform not
+    listed there (openapi.yaml, the descriptions of `AccountsByPlatform` and `Overrides`),
+    in the words the schema's rules used when it stated this: "body: accounts names x,
+    which is not in platforms". With `account_ids`, `check_content` judges `overrides`
+    once the accounts are known."""
+    platforms = body.get("platforms")
+    if platforms is None:
+        return
+    for field_name in ("accounts", "overrides"):
+        for platform in body.get(field_name) or {}:
+            if platform not in platforms:
+                raise InvalidRequest(f"body: {field_name} names {platform}, which is not in platforms")
 
 
 def _urls(media: list[dict], overrides: dict[str, dict]):

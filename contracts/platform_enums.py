@@ -1,7 +1,12 @@
 """The registry's platforms, written where openapi.yaml and the event schemas list them by
-name: the `Platform` enum and one property of `AccountsByPlatform` per platform (each
-after or between the comments that say they are generated), and the event schemas'
-`platform` enums.
+name: the `Platform` enum, one property of `AccountsByPlatform` per platform (between the
+comments that say they are generated), and the event schemas' `platform` enums.
+
+Not written here: the properties of `Overrides`, each a named schema of its platform's own
+content (`<Name>Override`, hand-written with the package: docs/adding-a-platform.md;
+contracts/test_platform_registry.py holds them to the registry), and the rule that
+`accounts` and `overrides` name only platforms in `platforms`, which the service checks
+(fanout/models/upload.py) instead of one schema rule per platform.
 
 Run `python -m contracts.platform_enums` after adding a package to the registry
 (docs/adding-a-platform.md); contracts/test_platform_registry.py fails while the files

@@ -106,6 +106,7 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
         published_at=now if outcome.published else None,
         error_code=outcome.error_code,
         error_message=outcome.error_message,
+        first_comment_error=outcome.first_comment_error if outcome.published else None,
         lease_expires_at=None,
         next_check_at=None,
         updated_at=now,

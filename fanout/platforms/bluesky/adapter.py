@@ -277,9 +277,7 @@ def publish(step: Step, job: Job) -> Result:
 
 def parts(job: Job) -> list[tuple[str, tuple]]:
     """(caption, media) of the post and of each further part of its thread, in order."""
-    rest = getattr(job, "thread", None) or ()
-    return [(job.caption, tuple(job.media))] + [
-        (str(p.get("caption") or ""), tuple(p.get("media") or ())) for p in rest]
+    return [(part.caption, tuple(part.media)) for part in job.parts]
 
 
 class _Posting(Steps):

@@ -12,7 +12,7 @@ import datetime as dt
 import pytest
 
 from fanout.outbound.client import Outbound
-from fanout.platforms.base import AccountNotEligible, AuthFailed, Done, Job, Retry, SignInRefused, Wait
+from fanout.platforms.base import AccountNotEligible, AuthFailed, Done, Job, Part, Retry, SignInRefused, Wait
 from fanout.platforms.bluesky import adapter as bluesky
 from fanout.platforms.http import PlatformHttp, parse_hosts
 
@@ -33,13 +33,6 @@ CREATE = ("POST", r"/xrpc/com\.atproto\.repo\.createRecord$")
 UPLOAD_BLOB = ("POST", r"/xrpc/com\.atproto\.repo\.uploadBlob$")
 UPLOAD_VIDEO = ("POST", r"/xrpc/app\.bsky\.video\.uploadVideo$")
 JOB_STATUS = ("GET", r"/xrpc/app\.bsky\.video\.getJobStatus$")
-
-
-@dataclasses.dataclass(frozen=True)
-class ThreadJob(Job):
-    """A job with further parts, as a post's thread gives them: {caption, media} each."""
-
-    thread: tuple = ()
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +77,11 @@ def session(emulator) -> dict:
 @pytest.fixture
 def job(session):
     def make(caption: str = "hello from fanout", *items: dict, thread: tuple = (), **kwargs) -> Job:
-        return ThreadJob(target_id="tgt_1", platform="bluesky", user_id=DID, username=HANDLE,
-                         access_token=session["accessJwt"], caption=caption, media=tuple(items), state={},
-                         thread=thread, **kwargs)
+        """`thread`: further parts as a post's override gives them, {caption, media?} each."""
+        parts = tuple(Part(p["caption"], tuple(p.get("media") or ())) for p in thread)
+        return Job(target_id="tgt_1", platform="bluesky", user_id=DID, username=HANDLE,
+                   access_token=session["accessJwt"], caption=caption, media=tuple(items), state={},
+                   thread=parts, **kwargs)
     return make
 
 

@@ -157,6 +157,16 @@ def test_a_text_post_publishes_with_its_permalink_and_facets(live, headers, acco
     assert [f["features"][0]["$type"].rsplit("#", 1)[1] for f in made.value["facets"]] == ["link", "tag", "mention"]
 
 
+def test_a_three_part_thread_of_the_override_publishes_in_order_as_replies(live, headers, account, sky, rt, clock):
+    post = upload(live, headers, "1/3", overrides={"bluesky": {"thread": [{"caption": "2/3"}, {"caption": "3/3"}]}})
+    run_queue(rt, clock)
+    first = min(posts(sky), key=lambda r: r.parent is not None)
+    chain = sky.thread(first.uri)
+    assert [r.value["text"] for r in chain] == ["1/3", "2/3", "3/3"]
+    assert all(r.value["reply"]["root"]["uri"] == first.uri for r in chain[1:])
+    assert only_target(live, headers, post["id"])["external_url"] == permalink(first)
+
+
 def test_an_image_post_publishes_with_its_permalink(live, headers, account, sky, media, rt, clock):
     post = upload(live, headers, "a photo", [{"url": media.url("photo.jpg"), "type": "image"}])
     run_queue(rt, clock)

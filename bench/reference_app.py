@@ -136,11 +136,14 @@ def rate_refused(plan: str, limit: int) -> Refused:
 
 def post_body(post: tuple, targets: list) -> dict:
     """openapi.yaml's `Post` from (id, status, sandbox, caption, media, created_at) and targets'
-    (id, account_id, platform, status, external_url, published_at, error_code, error_message)."""
+    (id, account_id, platform, status, external_url, published_at, error_code, error_message,
+    first_comment_error). Its posts have no per-platform content: each target's caption and
+    media are null."""
     return {
         "id": post[0], "status": post[1], "sandbox": bool(post[2]), "caption": post[3], "media": json.loads(post[4]),
         "targets": [{"id": t[0], "account_id": t[1], "platform": t[2], "status": t[3], "external_url": t[4],
-                     "published_at": rfc3339(t[5]), "error_code": t[6], "error_message": t[7]} for t in targets],
+                     "published_at": rfc3339(t[5]), "error_code": t[6], "error_message": t[7], "caption": None,
+                     "media": None, "first_comment_error": t[8]} for t in targets],
         "created_at": rfc3339(post[5]), "scheduled_at": None,
     }
 
@@ -156,8 +159,8 @@ def checked_upload(body) -> tuple[str, list[str]]:
 KEY_SQL = ("SELECT k.workspace_id, k.mode, k.salt, k.secret_hash, w.plan FROM api_key k"
            " JOIN workspace w ON w.id = k.workspace_id WHERE k.lookup = {p} AND k.revoked_at IS NULL")
 POST_SQL = "SELECT id, status, sandbox, caption, media, created_at FROM post WHERE id = {p} AND workspace_id = {p}"
-TARGETS_SQL = ("SELECT id, account_id, platform, status, external_url, published_at, error_code, error_message"
-               " FROM target WHERE post_id = {p} ORDER BY position")
+TARGETS_SQL = ("SELECT id, account_id, platform, status, external_url, published_at, error_code, error_message,"
+               " first_comment_error FROM target WHERE post_id = {p} ORDER BY position")
 ACCOUNTS_SQL = "SELECT id, platform, status, sandbox FROM account WHERE workspace_id = {p} AND id IN ({marks})"
 NEW_MONTH_SQL = "INSERT INTO monthly_usage (workspace_id, month, posts) VALUES ({p}, {p}, 0) ON CONFLICT DO NOTHING"
 COUNT_SQL = "UPDATE monthly_usage SET posts = posts + 1 WHERE workspace_id = {p} AND month = {p} AND posts < {p}"
@@ -292,7 +295,7 @@ class SqliteStore(Store):
             db.execute(q["INSERT_POST_SQL"], (post[0], workspace_id, sandbox, caption, stamp))
             targets = []
             for position, account_id in enumerate(account_ids):
-                target = (new_id("tgt", now_ms), account_id, found[account_id][1], "pending", None, None, None, None)
+                target = (new_id("tgt", now_ms), account_id, found[account_id][1], "pending", None, None, None, None, None)
                 db.execute(q["INSERT_TARGET_SQL"], (target[0], post[0], account_id, target[2], position, stamp))
                 targets.append(target)
             for platform in dict.fromkeys(t[2] for t in targets):
@@ -368,7 +371,7 @@ class PostgresStore(Store):
             conn.execute(q["INSERT_POST_SQL"], (post[0], workspace_id, sandbox, caption, now))
             targets = []
             for position, account_id in enumerate(account_ids):
-                target = (new_id("tgt", now_ms), account_id, found[account_id][1], "pending", None, None, None, None)
+                target = (new_id("tgt", now_ms), account_id, found[account_id][1], "pending", None, None, None, None, None)
                 conn.execute(q["INSERT_TARGET_SQL"], (target[0], post[0], account_id, target[2], position, now))
                 targets.append(target)
             for platform in dict.fromkeys(t[2] for t in targets):

@@ -16,8 +16,9 @@ hand-made headers from generated ones, which gives false `ignored_auth` failures
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
 The one check configured differently is `positive_data_acceptance`, for the rules below
-that no schema can state, each with its reason; every other rule of a request is in
-openapi.yaml (`oneOf`, `not`, `pattern`), so schema-valid data meets it.
+that no schema can state (or that the spec leaves to the service, each with its reason);
+every other rule of a request is in openapi.yaml (`oneOf`, `not`, `pattern`), so
+schema-valid data meets it.
 
 The rate limiter is on, as in production: the generated requests come a second apart on
 the test clock, and `test_every_operation_documents_its_429` holds the 429 every
@@ -97,7 +98,11 @@ CONFIG = {
             # unsupported_media_for_platform): rules of the data, not of the request's
             # shape, so positive data may answer 422. And its `scheduled_at` must lie
             # between 60 s ago and 365 days ahead: a rule of the clock, which no schema
-            # can state, so positive data may answer 400 validation_error naming it.
+            # can state, so positive data may answer 400 validation_error naming it. So
+            # may `accounts` or `overrides` naming a platform not in `platforms` (or, for
+            # an override, not reached by the post): the service checks it, since as
+            # schema rules it takes one per platform, which Schemathesis cannot combine
+            # past a few platforms (openapi.yaml, `UploadRequest`).
             "checks": {"positive_data_acceptance": {"expected-statuses": [*POSITIVE_DEFAULTS, "400", "422"]}},
             "parameters": {"body.scheduled_at": {"dictionary": "scheduled-times", "probability": 0.7}},
         },

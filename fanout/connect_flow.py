@@ -141,6 +141,12 @@ def open_link(rt, token: str, platform: str) -> Redirect | Refused:
     return Redirect(rt.platform_http.url(authorization.url))
 
 
+def denials(adapter) -> tuple[str, ...]:
+    """The callback's `error` values that mean the user said no: OAuth's `access_denied`,
+    and those the platform names in its own words (the adapter's `DENIED`)."""
+    return ("access_denied", *getattr(adapter, "DENIED", ()))
+
+
 def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
     """`GET /connect/{platform}/callback?code=&state=` (or `error=`): the platform's answer."""
     state = query.get("state", "")
@@ -156,7 +162,7 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
     def fail(code: str) -> Redirect:
         return Redirect(back, {"platform": platform, "error": code})
 
-    if query.get("error") == "access_denied":  # the user said no
+    if query.get("error") in denials(rt.platforms[platform].adapter):  # the user said no
         return denied(rt, session, back)
     if query.get("error"):  # the platform could not ask them
         return fail("platform_error")

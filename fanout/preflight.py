@@ -7,19 +7,23 @@ code. Otherwise each destination is judged by `target_problems`, the checks its 
 meets before its platform is asked to publish, each made as the engine
 (fanout/tasks/publishing.py) and the adapter make it:
 
-- sandbox: the sandbox's own check (its simulated error, then the caption's cap;
-  fanout/platforms/sandbox.py `check`);
-- live: the platform configured on this server; the caption's cap; the account's token,
+- sandbox: the sandbox's own check (its simulated error, then the content's checks and
+  its media rules; fanout/platforms/sandbox.py `check`);
+- live: the platform configured on this server; the content's own checks (the caps of
+  its caption, thread parts and first comment, its options: fanout/content.py
+  `target_problems`, which the engine and the sandbox run too); the account's token,
   refreshed now if its refresh is due or it has expired, as a worker would (a refusal
   expires the account, as it would then); each media file fetched through the guard and
-  judged by its bytes (`media_problems`, which the engine runs too); then the platform's
-  own checks (its adapter's `foresee`: Instagram's and Threads' publishing limits read
-  from the platform, X's and TikTok's windows as this service counts them, TikTok's
-  pulls from unverified hosts), which count nothing.
+  judged by its bytes, the post's and each thread part's (`media_problems`, which the
+  engine runs too); then the platform's own checks (its adapter's `foresee`: Instagram's
+  and Threads' publishing limits read from the platform, X's and TikTok's windows as this
+  service counts them, TikTok's pulls from unverified hosts), which count nothing.
 
-A target's checks take the content that target would publish (`Content`), so content
-that differs per platform is judged by the same function. What only the platform's answer
-to a publish can show (a video it fails to process, an option it refuses) is not foreseen.
+A target's checks take the content that target would publish: the post's, or its
+platform's override (`overrides`: caption, media, options, thread, first comment), worked
+out by fanout/content.py `content_for` as the upload, the engine and the views do. What
+only the platform's answer to a publish can show (a video it fails to process, an option
+it refuses for this account) is not foreseen.
 """
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ import datetime as _dt
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .content import Content, content_for
+from .content import target_problems as content_problems
 from .models import caps
 from .models.lifecycle import published_in_workspace, published_since
 from .models.tables.account import Account
@@ -35,15 +41,7 @@ from .models.workspace import Workspace
 from .platforms import sandbox as sandbox_platform
 from .platforms.base import Job, Outcome
 from .platforms.setup import live_setup
-from .target_errors import AUTH, CAPTION, UNKNOWN
-
-
-@dataclass(frozen=True)
-class Content:
-    """What one target would publish."""
-
-    caption: str
-    media: tuple[dict, ...]
+from .target_errors import AUTH, UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -61,31 +59,33 @@ def preflight(rt, workspace_id: str, body: dict, key_mode: str) -> list[Foreseen
     draft = draft_from_request(body, key_mode, now=now, insecure_urls=rt.settings.insecure_urls)
     destinations = check_destinations(rt.platforms, workspace_id, draft)
     caps.check_post(Workspace.get_by_id(workspace_id), now)
-    content = Content(draft.caption, tuple(draft.media))
-    return [Foreseen(account, target_problems(rt, account, content, sandbox=draft.sandbox,
-                                              simulate_error=draft.simulate_error))
-            for account in destinations]
+    return [Foreseen(account, target_problems(
+        rt, account, content_for(draft.caption, draft.media, draft.overrides, account.platform),
+        sandbox=draft.sandbox, simulate_error=draft.simulate_error))
+        for account in destinations]
 
 
 def target_problems(rt, account: Account, content: Content, *, sandbox: bool,
                     simulate_error: str | None = None) -> list[Outcome]:
-    """The failures a target to `account` publishing `content` would meet before its
-    platform publishes (empty: none foreseen), in the order they would be met."""
+    """The failures a target to `account` publishing `content` (its platform's, from
+    fanout/content.py `content_for`) would meet before its platform publishes (empty: none
+    foreseen), in the order they would be met."""
     platform = rt.platforms[account.platform]
     if sandbox:
-        refusal = sandbox_platform.check(platform.rules, content.caption, list(content.media), simulate_error)
+        refusal = sandbox_platform.check(platform.rules, content, simulate_error)
         return [refusal] if refusal is not None else []
     problem = unconfigured(rt, platform)
     if problem is not None:
         return [problem]
-    found = []
-    problem = caption_check(platform, content.caption)
-    if problem is not None:
-        found.append(problem)
+    # The caps of the caption, each thread part and the first comment, and the options:
+    # the engine's own checks of the content (fanout/content.py), one set of rules.
+    found = [Outcome(error_code=p.code, error_message=p.message)
+             for p in content_problems(platform.rules, content)]
     problem = _token_problem(rt, platform, account)
     if problem is not None:
         return [*found, problem]  # the platform cannot be asked with this account any more
-    found += media_problems(rt, platform, content.media)
+    for number, part in enumerate((content, *content.thread)):
+        found += media_problems(rt, platform, part.media, where=f"thread[{number - 1}]." if number else "")
     foresee = getattr(platform.adapter, "foresee", None)
     if foresee is not None:
         account = Account.get_by_id(account.id)  # its token may have been refreshed just now
@@ -105,23 +105,17 @@ def unconfigured(rt, platform) -> Outcome | None:
         f"({platform.env_prefix}CLIENT_ID and {platform.env_prefix}CLIENT_SECRET)"))
 
 
-def caption_check(platform, caption: str) -> Outcome | None:
-    """caption_too_long past the platform's caps."""
-    problem = platform.rules.caption_problem(caption)
-    return Outcome(error_code=CAPTION, error_message=problem) if problem else None
-
-
-def media_problems(rt, platform, media) -> Iterator[Outcome]:
+def media_problems(rt, platform, media, *, where: str = "") -> Iterator[Outcome]:
     """Each media item the platform would refuse once fetched (through the guard, judged by
     its bytes: fanout/outbound/media_fetch.py), in order; lazily, so the engine stops at
-    the first."""
+    the first. `where` prefixes the items' names (a thread part's, `thread[0].`)."""
     # Imported here: Pillow and mutagen load only in the processes that fetch media.
     from .outbound.media_fetch import MediaProblem, inspect
 
     limits = platform.rules.media_limits
     for index, item in enumerate(media):
         try:
-            inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"media[{index}]")
+            inspect(rt.media_outbound, item["url"], limits, kind=item["type"], label=f"{where}media[{index}]")
         except MediaProblem as e:
             yield Outcome(error_code=e.code, error_message=e.message)
 
@@ -190,4 +184,7 @@ def _job(rt, account: Account, content: Content) -> Job:
         media=tuple(content.media),
         state={},
         published_last_24h=published_since(account.id, rt.now() - DAY),
+        options=content.options,
+        thread=content.thread,
+        first_comment=content.first_comment,
     )

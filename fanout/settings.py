@@ -174,9 +174,12 @@ def _metrics_token(value: str) -> str | None:
 
 
 def _platform_apps(env: Mapping[str, str], platforms: Mapping[str, Platform]) -> dict[str, App]:
-    """Each platform's app, when both its client id and secret are set; one alone is an error."""
+    """Each platform's app, when both its client id and secret are set; one alone is an error.
+    A platform that connects without an app (the credentials style) reads none."""
     apps = {}
     for name, platform in platforms.items():
+        if not platform.uses_app:
+            continue
         id_name, secret_name = platform.env_prefix + "CLIENT_ID", platform.env_prefix + "CLIENT_SECRET"
         client_id, secret = env.get(id_name, "").strip(), env.get(secret_name, "").strip()
         if bool(client_id) != bool(secret):

@@ -14,8 +14,11 @@ CAPTION = "caption_too_long"
 UNKNOWN = "unknown_platform_error"
 # Only fetching the media shows it; what the request shows is refused at upload with 422.
 UNSUPPORTED = "unsupported_media_for_platform"
+# An option (openapi.yaml, `<Platform>Options`) the platform does not take for this account
+# or this content: found before any call, or answered by the platform.
+OPTION = "platform_option_rejected"
 
-CODES = (AUTH, RATE, MEDIA, EXPIRED, DOWNLOAD, UNVERIFIED, CAPTION, UNKNOWN, UNSUPPORTED)
+CODES = (AUTH, RATE, MEDIA, EXPIRED, DOWNLOAD, UNVERIFIED, CAPTION, UNKNOWN, UNSUPPORTED, OPTION)
 
 # What a sandbox post's `simulate_error` may force (openapi.yaml, `SimulatedError`).
-SIMULATED = (AUTH, RATE, MEDIA, EXPIRED, DOWNLOAD, UNVERIFIED, CAPTION, UNKNOWN)
+SIMULATED = (AUTH, RATE, MEDIA, EXPIRED, DOWNLOAD, UNVERIFIED, CAPTION, UNKNOWN, OPTION)

@@ -24,8 +24,9 @@ def account_view(account) -> dict:
     }
 
 
-def target_view(target) -> dict:
-    """`Target`."""
+def target_view(target, post) -> dict:
+    """`Target`, with the caption and media it publishes where they are not its post's."""
+    content = post.content_for(target.platform) if post.overrides else None
     return {
         "id": target.id,
         "account_id": target.account_id,
@@ -35,6 +36,9 @@ def target_view(target) -> dict:
         "published_at": isoformat(target.published_at),
         "error_code": target.error_code,
         "error_message": target.error_message,
+        "caption": content.caption if content and content.own_caption else None,
+        "media": [dict(m) for m in content.media] if content and content.own_media else None,
+        "first_comment_error": target.first_comment_error,
     }
 
 
@@ -46,7 +50,7 @@ def post_view(post, targets: list) -> dict:
         "sandbox": post.sandbox,
         "caption": post.caption,
         "media": post.media_list,
-        "targets": [target_view(t) for t in targets],
+        "targets": [target_view(t, post) for t in targets],
         "created_at": isoformat(post.created_at),
         "scheduled_at": isoformat(post.scheduled_at),
     }
@@ -61,7 +65,7 @@ def post_summary(post, targets: list) -> dict:
         "caption": post.caption,
         "created_at": isoformat(post.created_at),
         "scheduled_at": isoformat(post.scheduled_at),
-        "targets": [target_view(t) for t in targets],
+        "targets": [target_view(t, post) for t in targets],
     }
 
 
@@ -164,6 +168,8 @@ def target_event(event_id: str, kind: str, target, now: _dt.datetime) -> dict:
     detail = {"id": target.id, "account_id": target.account_id, "platform": target.platform, "status": target.status}
     if target.status == "published":
         detail["external_url"] = target.external_url
+        if target.first_comment_error is not None:
+            detail["first_comment_error"] = target.first_comment_error
     else:
         detail.update(error_code=target.error_code, error_message=target.error_message)
     return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}

@@ -12,7 +12,7 @@ from fanout.models import Account, ConnectSession, db
 from fanout.models.account import connect_account
 from fanout.models.connect_session import start_session
 from fanout.models.workspace import create_workspace, set_plan
-from fanout.platforms import PLATFORMS
+from fanout.platforms import PLATFORMS, REGISTRY
 from fanout.platforms.base import App
 from fanout.problems import InvalidRequest
 from fanout.tasks.maintenance import purge_connect_sessions
@@ -160,7 +160,7 @@ def live_session(rt, workspace, platform="x", redirect_url=None) -> str:
     return f"http://connect.testserver/connect/{platform}?session={token}"
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("platform", [p for p in PLATFORMS if REGISTRY[p].uses_app])
 def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(client, rt, workspace, platform):
     # A session made before its platform's app was removed: the flow still ends plainly.
     landed = open_connect_url(client, live_session(rt, workspace, platform, "https://app.example.com/cb"))
@@ -168,6 +168,27 @@ def test_live_flow_without_an_oauth_app_redirects_with_platform_not_configured(c
     assert query_of(landed.headers["location"]) == {"platform": platform, "error": "platform_not_configured"}
     with db.connection_context():
         assert Account.select().count() == 0
+
+
+class SaysNoInItsOwnWords:
+    """X's adapter, but its refusal comes back as `error=user_cancelled_authorize`."""
+
+    DENIED = ("user_cancelled_authorize",)
+
+    def __getattr__(self, name):
+        return getattr(REGISTRY["x"].adapter, name)
+
+
+@pytest.mark.parametrize("platforms", [{**REGISTRY, "x": dataclasses.replace(REGISTRY["x"],
+                                                                               adapter=SaysNoInItsOwnWords())}])
+@pytest.mark.parametrize("apps", [{"x": App("x-id", "x-secret")}])
+@pytest.mark.parametrize(("error", "ends"), [("user_cancelled_authorize", "access_denied"),
+                                             ("user_cancelled_login", "platform_error")])
+def test_a_refusal_in_the_platforms_own_words_is_access_denied(client, rt, workspace, platforms, error, ends):
+    to_platform = open_connect_url(client, live_session(rt, workspace, "x", "https://app.example.com/cb"))
+    state = query_of(to_platform.headers["location"])["state"]
+    back = client.get("/connect/x/callback", params={"error": error, "state": state}, follow_redirects=False)
+    assert query_of(back.headers["location"])["error"] == ends
 
 
 def test_live_flow_without_redirect_url_shows_a_clear_page(client, rt, workspace):
@@ -251,6 +272,10 @@ def test_only_an_access_denied_page_of_a_known_platform_offers_a_retry(client, q
 # --- the account cap (docs/decisions.md#account-cap) -----------------------------------------
 
 
+# The FREE plan's 4 accounts, one on x (a workspace holds at most 4 whatever the platforms).
+FOUR_WITH_X = ("x", "threads", "instagram", "tiktok")
+
+
 def fill_the_cap_but_x(client, headers) -> None:
     """The FREE plan's 4 accounts, none on x."""
     for platform in ("instagram", "threads", "tiktok", "tiktok"):
@@ -267,7 +292,7 @@ def test_connect_is_refused_at_the_account_cap(client, free):
 
 def test_at_the_cap_a_connect_is_given_a_url_when_the_workspace_holds_an_account_on_the_platform(client, free):
     _, headers = free
-    for platform in PLATFORMS:
+    for platform in FOUR_WITH_X:
         connect_sandbox_account(client, headers, platform)
     assert start(client, headers, "x").status_code == 200
 
@@ -276,7 +301,7 @@ def test_at_the_cap_a_sandbox_flow_ends_with_plan_limit_exceeded_and_no_account(
     # A sandbox flow always connects a new sandbox user: at the cap it is refused as a live
     # flow is when a new platform user consents.
     _, headers = free
-    for platform in PLATFORMS:
+    for platform in FOUR_WITH_X:
         connect_sandbox_account(client, headers, platform)
     before = client.get("/v1/accounts", headers=headers).json()
     landed = open_connect_url(client, start(client, headers, "x").json()["url"])
@@ -291,7 +316,7 @@ def test_at_the_cap_a_sandbox_flow_ends_with_plan_limit_exceeded_and_no_account(
 def test_at_the_cap_only_an_account_of_the_keys_mode_may_be_reconnected(client, rt, held, key):
     with db.connection_context():
         ws = create_workspace(rt, "Small", "FREE")
-        for n, platform in enumerate(PLATFORMS):
+        for n, platform in enumerate(FOUR_WITH_X):
             connect_account(rt, ws.id, platform=platform, sandbox=held == "sandbox", platform_user_id=str(n),
                             username=f"user_{n}", access_token="token")
     assert_error(start(client, bearer(make_key(rt, ws.id, key)), "x"), 403, "plan_limit_exceeded")

@@ -75,7 +75,9 @@ def watch(target_id: str) -> tuple[Target, list[dt.timedelta]]:
         return row if row.status in ("published", "failed") else None
 
     row = wait_for(final, seconds=60, what="the target to be published or failed")
-    created = dt.datetime.fromisoformat(row.saved_state["container"]["created_at"])
+    state = row.saved_state  # a published post's container is kept with it in `thread`
+    container = state["container"] if "container" in state else state["thread"][0]["container"]
+    created = dt.datetime.fromisoformat(container["created_at"])
     return row, [moment - created for moment in parks]
 
 

@@ -267,6 +267,14 @@ def test_a_credentials_account_refreshes_its_tokens_without_an_app(client, rt, l
     assert rt.keyring.decrypt(account.refresh_token) in sky.refresh_tokens
 
 
+def test_a_credentials_platform_reads_no_app_from_the_environment(platforms):
+    from fanout.settings import Settings
+
+    settings = Settings.from_env({"FANOUT_TESTSKY_CLIENT_ID": "id", "FANOUT_TESTSKY_CLIENT_SECRET": "secret"},
+                                 platforms=platforms)
+    assert settings.platform_apps == {} and platforms["testsky"].setting_names == ()
+
+
 @pytest.mark.parametrize("insecure_urls", [True])
 def test_a_browser_is_sent_on_to_the_clients_redirect_url_after_the_form(page, live, rt, workspace, httpserver):
     # The client's page, on another origin than the connect page's: nothing on the form's

@@ -164,6 +164,32 @@ def test_an_ok_preflight_to_three_platforms_is_followed_by_an_upload_that_publis
 
 # --- each foreseen code, and the same upload failing with it ----------------------------------
 
+def test_an_override_caption_and_a_thread_part_over_xs_cap_are_foreseen_and_fail_the_upload_alike(
+        live, headers, connect, rt, clock, platforms_up):
+    ids = [connect("x"), connect("threads")]
+    body = dict(caption="fine everywhere", account_ids=ids,
+                overrides={"x": {"caption": "x" * 281, "thread": [{"caption": "fine"}, {"caption": "y" * 281}]}})
+    answer = preflight(live, headers, **body)
+    assert problems(answer) == [["caption_too_long", "caption_too_long"], []]
+    assert "thread[1].caption" in answer["targets"][0]["problems"][1]["message"]
+    post_id = upload(live, headers, **body)
+    run_for(rt, clock, platforms_up["threads"], 30, every=5)
+    assert outcome(live, headers, post_id) == [("failed", "caption_too_long"), ("published", None)]
+    assert platforms_up["x"].posts.get(X_USER, []) == []
+
+
+def test_an_option_instagram_cannot_take_on_this_content_is_foreseen_and_fails_the_upload_alike(
+        live, headers, connect, media, rt, clock, platforms_up):
+    body = dict(caption="look", account_ids=[connect("instagram")], media=[photo(media, "square.jpg")],
+                overrides={"instagram": {"options": {"share_to_feed": True}}})
+    answer = preflight(live, headers, **body)
+    assert problems(answer) == [["platform_option_rejected"]]
+    post_id = upload(live, headers, **body)
+    run_queue(rt, clock)
+    assert outcome(live, headers, post_id) == [("failed", "platform_option_rejected")]
+    assert platforms_up["instagram"].posts.get(IG_USER, []) == []
+
+
 def test_a_caption_over_xs_cap_is_foreseen_and_fails_the_upload_alike(live, headers, connect, rt, clock):
     body = dict(caption="x" * 281, account_ids=[connect("x")])
     answer = preflight(live, headers, **body)

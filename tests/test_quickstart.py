@@ -224,9 +224,11 @@ def test_catching_up_after_downtime_works_as_pasted(quickstart):
 def test_live_mode_on_one_machine_works_as_pasted(quickstart):
     """After the quickstart: the emulators in a fourth shell, the server restarted in the
     first with their settings, then in the second a live account on each platform through
-    each emulator's consent, and one post to all four, completed."""
-    emulators, server, trial = shell_blocks(section(quickstart.readme, "Live mode on one machine"))
-    assert (emulators.shell, server.shell, trial.shell) == (4, 1, 2), "the live blocks' shells changed: update this test"
+    each emulator's consent, one post to all four, completed, and one with each platform's
+    own content, read back from the emulators."""
+    emulators, server, trial, content = shell_blocks(section(quickstart.readme, "Live mode on one machine"))
+    assert (emulators.shell, server.shell, trial.shell, content.shell) == (4, 1, 2, 2), \
+        "the live blocks' shells changed: update this test"
     shells, settings = quickstart.shells, quickstart.folder / "var" / "emulators.env"
     assert shells[1].interrupt() == 0, shells[1].text()  # Ctrl-C the quickstart's server
     shells[4] = Shell.start(quickstart.folder, quickstart.env)
@@ -237,6 +239,8 @@ def test_live_mode_on_one_machine_works_as_pasted(quickstart):
     shells[1].show(server.expected)
     shells[2].run(trial, seconds=120)
     shells[2].show(trial.expected)
+    shells[2].run(content, seconds=120)
+    shells[2].show(content.expected)
     # Ctrl-C stops the server and the emulators, each exiting 0; the settings file goes.
     assert shells[1].interrupt() == 0, shells[1].text()
     assert shells[4].interrupt() == 0, shells[4].text()

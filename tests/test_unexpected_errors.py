@@ -2,7 +2,7 @@
 answer no rule foresaw, such as a malformed URL a platform handed back): a retry bounded
 like any transient failure, then the target `failed` with `unknown_platform_error`, its
 post's status and webhook as for any failure; the traceback logged once, with the target
-id (fanout/tasks/publishing.py). Live, through HTTP only, on the four platforms' emulators.
+id (fanout/tasks/publishing.py). Live, through HTTP only, on the emulators of the first four platforms.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from fanout.platforms import PLATFORMS, REGISTRY
+from fanout.platforms import REGISTRY
 from fanout.tasks.publishing import MAX_RETRIES
 
 from .conftest import run_queue
@@ -92,7 +92,11 @@ def read(live, headers, post_id) -> dict:
     return requests.get(f"{live}/v1/posts/{post_id}", headers=headers, timeout=10).json()
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+# The platforms whose emulators this world runs (each newer platform's own tests cover it).
+EMULATED = ("threads", "x", "instagram", "tiktok")
+
+
+@pytest.mark.parametrize("platform", EMULATED)
 def test_an_exception_a_step_does_not_expect_is_retried_within_bounds_then_fails_the_target(
         browser, live, headers, hook, httpserver, servers, media, rt, clock, platform):
     other = "x" if platform == "threads" else "threads"

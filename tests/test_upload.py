@@ -45,6 +45,7 @@ def test_upload_answers_201_with_a_pending_post(client, auth, x_account):
     assert target == {
         "id": target["id"], "account_id": x_account["id"], "platform": "x", "status": "pending",
         "external_url": None, "published_at": None, "error_code": None, "error_message": None,
+        "caption": None, "media": None, "first_comment_error": None,
     }
 
 
@@ -105,11 +106,8 @@ def breaking_alone(rule: dict) -> dict:
     """A request body that breaks this rule of UploadRequest's allOf and no other."""
     if "oneOf" in rule:
         return {}
-    required = rule["not"]["required"]
-    if "account_ids" in required:
-        return {"account_ids": ["acc_1"], "accounts": {"x": "acc_1"}}
-    (named,) = rule["not"]["properties"]["accounts"]["required"]
-    return {"platforms": [next(p for p in PLATFORMS if p != named)], "accounts": {named: "acc_1"}}
+    assert rule["not"]["required"] == ["accounts", "account_ids"], rule
+    return {"account_ids": ["acc_1"], "accounts": {"x": "acc_1"}}
 
 
 @pytest.mark.parametrize("rule", load()["components"]["schemas"]["UploadRequest"]["allOf"],
@@ -117,6 +115,17 @@ def breaking_alone(rule: dict) -> dict:
 def test_each_destination_rule_of_the_spec_is_400_in_its_own_words(client, auth, x_account, rule):
     error = error_of(upload(client, auth, **breaking_alone(rule)), 400)
     assert error["message"] == f"body: {rule['description']}"
+
+
+@pytest.mark.parametrize("field", ["accounts", "overrides"])
+@pytest.mark.parametrize("named", PLATFORMS)
+def test_accounts_or_overrides_naming_a_platform_not_in_platforms_is_400_naming_it(
+        client, auth, x_account, field, named):
+    value = "acc_1" if field == "accounts" else {"caption": "its own"}
+    body = {"platforms": [next(p for p in PLATFORMS if p != named)], field: {named: value}}
+    error = error_of(upload(client, auth, **body), 400)
+    assert (error["code"], error["message"]) == (
+        "validation_error", f"body: {field} names {named}, which is not in platforms")
 
 
 def test_missing_caption_is_400(client, auth, x_account):

@@ -16,6 +16,8 @@ from ..http.validation import RequestBody
 class Contract:
     upload: RequestBody
     webhook: RequestBody
+    webhook_update: RequestBody
+    rotation: RequestBody
     schemas: dict
 
     def enum(self, schema: str) -> list[str]:
@@ -34,4 +36,6 @@ class Contract:
 def contract(insecure_urls: bool) -> Contract:
     """The contract as this server enforces it (FANOUT_INSECURE_URLS relaxes URL patterns)."""
     spec = _spec.load(insecure_urls=insecure_urls)
-    return Contract(RequestBody(spec, "create_post"), RequestBody(spec, "create_webhook"), spec["components"]["schemas"])
+    return Contract(RequestBody(spec, "create_post"), RequestBody(spec, "create_webhook"),
+                    RequestBody(spec, "update_webhook"), RequestBody(spec, "rotate_webhook_secret"),
+                    spec["components"]["schemas"])

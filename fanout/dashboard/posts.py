@@ -1,5 +1,7 @@
 """`/dashboard/posts`: the posts, filtered and paged as `GET /v1/posts` pages them; one
-post with its targets and events; the form that creates one.
+post with its targets and events; the form that creates one, now or at a scheduled time;
+cancelling one (confirmed) while it can still be cancelled, as `DELETE /v1/posts/{id}`
+does (fanout/models/edits.py `cancel_post`).
 
 The form builds the body `POST /v1/upload` takes, checks it with the upload's schema and
 hands it to the upload itself (fanout/handlers/posts.py `upload`): the same rules, caps,
@@ -16,18 +18,26 @@ from starlette.responses import Response
 from ..handlers.posts import upload
 from ..http import cursors
 from ..models.account import list_accounts
+from ..models.edits import cancel_post
 from ..models.post import IN_FLIGHT, get_post, list_posts, targets_of
 from ..problems import InvalidRequest, Problem
 from ..security.apikeys import random_base62
+from ..times import isoformat
 from ..views import post_summary, post_view
-from . import reads
 from .contract import contract
+from .events import post_events
 from .web import Visit, page, see_other
 
 PAGE_SIZE = 20
 MEDIA_ROWS = 10  # the form's media fields; the API takes more
 IDEMPOTENCY_KEY = re.compile(r"dashboard-[0-9A-Za-z]{32}")
-NOTICES = {"created": "The post was created. Its targets publish in the background; this page follows them."}
+NOTICES = {
+    "created": "The post was created. Its targets publish in the background; this page follows them.",
+    "scheduled": "The post was scheduled. Until a worker starts publishing it, it can be cancelled.",
+    "cancelled": "The post was cancelled: it is deleted and will not be published.",
+}
+# The Posts page's "When" filter: `scheduled` of GET /v1/posts.
+WHEN = {"scheduled": True, "now": False}
 # The mode of a post made from the dashboard is its accounts': the session may post in
 # either, as a live key may (docs/decisions.md#authentication-and-modes).
 SESSION_MODE = "live"
@@ -45,14 +55,17 @@ def posts(visit: Visit) -> Response:
     terms = contract(visit.rt.settings.insecure_urls)
     statuses, platforms = terms.enum("PostStatus"), terms.enum("Platform")
     status, platform = _choice(visit, "status", statuses), _choice(visit, "platform", platforms)
+    timing = _choice(visit, "when", list(WHEN))
     cursor = visit.query("cursor") or None
     after = cursors.after(visit.rt.keyring, visit.workspace_id, cursor)
-    rows, has_more = list_posts(visit.workspace_id, limit=PAGE_SIZE, after=after, status=status, platform=platform)
+    rows, has_more = list_posts(visit.workspace_id, limit=PAGE_SIZE, after=after, status=status, platform=platform,
+                                scheduled=WHEN.get(timing), now=visit.rt.now())
     targets = targets_of([p.id for p in rows])
     next_cursor = cursors.next_cursor(visit.rt.keyring, visit.workspace_id, rows, has_more)
     return visit.page("posts.html", "posts", posts=[post_summary(p, targets[p.id]) for p in rows],
                       statuses=statuses, platforms=platforms, chosen_status=status, chosen_platform=platform,
-                      paged=cursor is not None, next_cursor=next_cursor)
+                      chosen_when=timing, paged=cursor is not None, next_cursor=next_cursor,
+                      notice=NOTICES.get(visit.query("done") or ""))
 
 
 def _form_page(visit: Visit, status: int = 200, error: Problem | None = None, form: dict | None = None) -> Response:
@@ -110,7 +123,13 @@ def create(visit: Visit) -> Response:
         answer = upload(visit.rt, visit.workspace_id, SESSION_MODE, body, key)
     except Problem as e:
         return _form_page(visit, e.status, error=e, form=form)
-    return see_other(f"/dashboard/posts/{answer.body['id']}", done="created")
+    scheduled = answer.body.get("scheduled_at") is not None and answer.body["status"] == "pending"
+    return see_other(f"/dashboard/posts/{answer.body['id']}", done="scheduled" if scheduled else "created")
+
+
+def _waiting(visit: Visit, view: dict) -> bool:
+    """Whether the post waits for its scheduled time (its page does not follow it meanwhile)."""
+    return view["scheduled_at"] is not None and view["scheduled_at"] > isoformat(visit.rt.now())
 
 
 @page
@@ -118,9 +137,23 @@ def post(visit: Visit) -> Response:
     post_id = visit.path_id("id", "post", "post")
     view = post_view(*get_post(visit.workspace_id, post_id))
     usernames = {a.id: a.username for a in list_accounts(visit.workspace_id)}
+    events, more_events = post_events(visit.workspace_id, post_id)
     return visit.page("post.html", "posts", post=view, usernames=usernames,
-                      events=reads.post_events(visit.workspace_id, post_id),
-                      following=view["status"] in IN_FLIGHT, notice=NOTICES.get(visit.query("done") or ""))
+                      events=events, more_events=more_events,
+                      following=view["status"] in IN_FLIGHT and not _waiting(visit, view), notice=NOTICES.get(visit.query("done") or ""))
+
+
+@page
+def confirm_cancel(visit: Visit) -> Response:
+    post_id = visit.path_id("id", "post", "post")
+    return visit.page("post_cancel.html", "posts", post=post_view(*get_post(visit.workspace_id, post_id)))
+
+
+@page
+def cancel(visit: Visit) -> Response:
+    """`DELETE /v1/posts/{id}`: refused with the API's 409 once a worker has claimed a target."""
+    cancel_post(visit.workspace_id, visit.path_id("id", "post", "post"), SESSION_MODE)
+    return see_other("/dashboard/posts", done="cancelled")
 
 
 ROUTES = [
@@ -129,4 +162,6 @@ ROUTES = [
     # Before the post's own page, whose {id} would take "new".
     ("/dashboard/posts/new", new_post, ("GET",)),
     ("/dashboard/posts/{id}", post, ("GET",)),
+    ("/dashboard/posts/{id}/cancel", confirm_cancel, ("GET",)),
+    ("/dashboard/posts/{id}/cancel", cancel, ("POST",)),
 ]

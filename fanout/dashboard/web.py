@@ -34,6 +34,7 @@ from ..ids import is_id
 from ..models import db
 from ..models.dashboard import DashboardSession, csrf_matches, csrf_token, session_of
 from ..problems import NotFound, Problem
+from ..times import isoformat
 from .render import HEADERS, html
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,7 @@ class Visit:
         """The dashboard page `template`, under the navigation with `section` current."""
         return html(template, status, workspace=self.workspace, csrf=self.csrf, navigation=NAVIGATION,
                     section=section, platform_names={name: p.title for name, p in self.rt.platforms.items()},
-                    **context)
+                    now=isoformat(self.rt.now()), **context)
 
     def refusal(self, status: int, title: str, message: str, code: str | None = None) -> Response:
         return self.page("refusal.html", "", status, title=title, message=message, code=code)

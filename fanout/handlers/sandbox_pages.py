@@ -1,7 +1,10 @@
 """`GET /sandbox/{platform}/{target_id}`: the page a sandbox target's `external_url` shows.
 
 A sandbox post is "published" here instead of on a platform, so clients can follow the
-link exactly as they would a real permalink. The page shows the post's media as a
+link exactly as they would a real permalink. The page shows what the target published
+(its platform's override where the post has one: fanout/content.py): the caption, each
+part of a thread as a reply to the one before (`#part-2`, ...), and the first comment
+(`#comment`), from fanout/dashboard/templates/sandbox_post.html. Media are shown as a
 platform would: images as images, videos as players that load nothing until played, each
 with a link to its URL. Those URLs are the client's, on other origins, so the page's
 Content-Security-Policy lets images and videos (nothing else but the stylesheet every page
@@ -49,8 +52,9 @@ async def show(request: Request) -> HTMLResponse:
     if found is None:
         return page(404, "No such sandbox post", "Sandbox posts are shown here once published.")
     post, target = found
+    content = post.content_for(target.platform)
     body = render("sandbox_post.html", platform=NAMES[target.platform], published_at=target.published_at,
-                  caption=post.caption, media=post.media_list)
+                  parts=(content, *content.thread), first_comment=content.first_comment)
     return HTMLResponse(body, headers=media_policy(runtime.current().settings.insecure_urls))
 
 

@@ -132,20 +132,11 @@ class RequestIdMiddleware:
         if self.metrics is not None:
             self.metrics.request_started()
 
-        async def send_with_id(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                _add_request_id(message, request_id)
-            await send(message)
+        done = False
 
-        try:
-            if self.connection is None:
-                await self.app(scope, receive, send_with_id)
-            else:
-                with self.connection():
-                    await self.app(scope, receive, send_with_id)
-        finally:
+        def finish() -> None:
+            nonlocal done
+            done = True
             token_info = (extensions.get("connexion_context") or {}).get("token_info") or {}
             raw_path = scope.get("raw_path")
             route = self.routes.route_of(raw_path.decode("latin-1")) if self.routes and raw_path else None
@@ -161,6 +152,27 @@ class RequestIdMiddleware:
             )
             if self.metrics is not None:
                 self.metrics.request_finished(scope.get("method") or "-", route, status, seconds)
+
+        async def send_with_id(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                _add_request_id(message, request_id)
+            elif message["type"] == "http.response.body" and not message.get("more_body") and not done:
+                # Counted before the last byte goes: a client that has its answer finds the
+                # request in the log and the metrics already (a scrape right after it too).
+                finish()
+            await send(message)
+
+        try:
+            if self.connection is None:
+                await self.app(scope, receive, send_with_id)
+            else:
+                with self.connection():
+                    await self.app(scope, receive, send_with_id)
+        finally:
+            if not done:
+                finish()
             request_id_var.reset(token)
 
 

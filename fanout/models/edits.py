@@ -22,13 +22,14 @@ import datetime as _dt
 import json
 from dataclasses import dataclass
 
+from ..content import parse_overrides
 from ..problems import NotFound, PostNotEditable, SandboxKeyNotAllowed
 from .db import locked, write_transaction
 from .post import Post, Target, get_post
 from .upload import check_destinations, draft_from_request, due_time, wake_time
 
 # The fields an edit may change; the schema (`PostUpdate` in openapi.yaml) takes no other.
-EDITABLE = ("caption", "media", "scheduled_at")
+EDITABLE = ("caption", "media", "overrides", "scheduled_at")
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,15 @@ class Edited:
 
 
 def edit_post(rt, workspace_id: str, post_id: str, changes: dict, key_mode: str) -> Edited:
-    """Change the post's caption, media or scheduled time while it is unclaimed."""
+    """Change the post's caption, media, overrides (replaced as a whole) or scheduled time
+    while it is unclaimed."""
     now = rt.now()
     with write_transaction():
         post, targets = _editable(workspace_id, post_id, key_mode, "changed")
         body = {
             "caption": changes.get("caption", post.caption),
             "media": changes.get("media", post.media_list),
+            "overrides": changes["overrides"] if "overrides" in changes else parse_overrides(post.overrides),
             "account_ids": [t.account_id for t in sorted(targets, key=lambda t: t.position)],
             "sandbox": post.sandbox,
         }
@@ -58,8 +61,9 @@ def edit_post(rt, workspace_id: str, post_id: str, changes: dict, key_mode: str)
         draft = draft_from_request(body, key_mode, now=now, insecure_urls=rt.settings.insecure_urls)
         check_destinations(rt.platforms, workspace_id, draft)
         scheduled_at = draft.scheduled_at if "scheduled_at" in changes else post.scheduled_at
-        Post.update(caption=draft.caption, media=json.dumps(draft.media), scheduled_at=scheduled_at).where(
-            Post.id == post.id).execute()
+        Post.update(caption=draft.caption, media=json.dumps(draft.media),
+                    overrides=json.dumps(draft.overrides) if draft.overrides else None,
+                    scheduled_at=scheduled_at).where(Post.id == post.id).execute()
         wake_at = None
         if "scheduled_at" in changes:
             due_at = due_time(scheduled_at, now)

@@ -106,6 +106,7 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
         published_at=now if outcome.published else None,
         error_code=outcome.error_code,
         error_message=outcome.error_message,
+        first_comment_error=outcome.first_comment_error if outcome.published else None,
         lease_expires_at=None,
         next_check_at=None,
         updated_at=now,
@@ -213,13 +214,16 @@ def to_wake(until: _dt.datetime, limit: int = 10_000) -> list[tuple[str, _dt.dat
 
 
 def falling_due(target_id: str, until: _dt.datetime) -> _dt.datetime | None:
-    """The due time of a pending target due after now but by `until` whose wake-up is not
-    enqueued for that time, marked as woken; None otherwise. A wake-up that came early
-    (another machine's clock, an edit that moved the time) enqueues the right one."""
+    """The due time of a pending target due by `until` whose wake-up is not enqueued for
+    that time, marked as woken; None otherwise. A wake-up that came early (another
+    machine's clock, an edit that moved the time) enqueues the right one. Read first, so a
+    duplicate task (the common case) writes nothing."""
+    target = Target.select(Target.status, Target.due_at, Target.wake_at).where(Target.id == target_id).first()
+    if (target is None or target.status != "pending" or target.due_at is None or target.due_at > until
+            or target.wake_at == target.due_at):
+        return None
     with write_transaction():
-        target = Target.get_or_none(Target.id == target_id)
-        if (target is None or target.status != "pending" or target.due_at is None or target.due_at > until
-                or target.wake_at == target.due_at):
-            return None
-        Target.update(wake_at=target.due_at).where(Target.id == target_id).execute()
-        return target.due_at
+        marked = Target.update(wake_at=Target.due_at).where(
+            (Target.id == target_id) & (Target.status == "pending") & (Target.due_at == target.due_at)
+            & (Target.wake_at.is_null() | (Target.wake_at != Target.due_at))).execute()
+    return target.due_at if marked else None

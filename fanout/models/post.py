@@ -5,6 +5,7 @@ import json
 
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple, fn
 
+from ..content import Content, content_for, parse_overrides
 from ..problems import NotFound
 from .db import BaseModel, Compiled, children_of
 from .workspace import Workspace
@@ -30,6 +31,8 @@ class Post(BaseModel):
     caption = TextField()
     media = TextField()  # JSON list of {"url", "type"}
     simulate_error = CharField(max_length=40, null=True)
+    # Per-platform content (JSON by platform, fanout/content.py), null when there is none.
+    overrides = TextField(null=True)
     # Stored (re-derived whenever a target moves) so the status filter is an indexed query.
     status = CharField(max_length=20)
     created_at = DateTimeField()
@@ -46,6 +49,10 @@ class Post(BaseModel):
     def media_list(self) -> list[dict]:
         return json.loads(self.media)
 
+    def content_for(self, platform: str) -> Content:
+        """What this post's targets on `platform` publish (fanout/content.py)."""
+        return content_for(self.caption, self.media_list, parse_overrides(self.overrides), platform)
+
 
 class Target(BaseModel):
     id = CharField(primary_key=True, max_length=40)
@@ -59,6 +66,8 @@ class Target(BaseModel):
     published_at = DateTimeField(null=True)
     error_code = CharField(max_length=40, null=True)
     error_message = TextField(null=True)
+    # Why the first comment was not posted, on a published target (openapi.yaml, `Target`).
+    first_comment_error = TextField(null=True)
     # Each claim by a worker bumps `attempts`; a finish must name the attempt it belongs to,
     # so a worker whose lease was taken back can no longer settle the target.
     attempts = IntegerField(default=0)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..content import content_for, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from ..times import UTC, isoformat
@@ -37,6 +38,7 @@ class Draft:
     account_ids: list[str] | None
     platforms: list[str] | None
     accounts: dict[str, str]
+    overrides: dict[str, dict] = field(default_factory=dict)  # by platform, as stored (fanout/content.py)
     scheduled_at: _dt.datetime | None = None  # naive UTC, milliseconds; None: publish at once
 
 
@@ -45,11 +47,15 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
     """The request's rules that need no database; InvalidRequest or SandboxKeyNotAllowed.
 
     The destinations' shape (exactly one of `account_ids` or `platforms`, `accounts` only
-    with `platforms` and only for platforms listed there) is stated once, by the rules of
-    openapi.yaml's `UploadRequest`: the body is validated against them before a handler
-    runs, and a 400 quotes the broken rule's description (fanout/validation.py). `now` is
-    what `scheduled_at` is judged against (needed when the body has one).
+    with `platforms`) is stated by the rules of openapi.yaml's `UploadRequest`: the body is
+    validated against them before a handler runs, and a 400 quotes the broken rule's
+    description (fanout/http/validation.py). That `accounts` and `overrides` name only
+    platforms listed in `platforms` is checked here (`_named_not_listed`): as a schema it
+    takes a rule per platform, which tools that combine the rules cannot handle once there
+    are more than a few platforms. `now` is what `scheduled_at` is judged against (needed
+    when the body has one).
     """
+    _named_not_listed(body)
     sandbox = body.get("sandbox")
     if sandbox is None:
         sandbox = key_mode == "sandbox"
@@ -60,11 +66,12 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
         raise InvalidRequest("simulate_error is for sandbox posts only")
 
     media = body.get("media") or []
-    for i, item in enumerate(media):
+    overrides = normalised(body.get("overrides"))
+    for where, url in _urls(media, overrides):
         try:
-            parse_url(item["url"], insecure=insecure_urls)
+            parse_url(url, insecure=insecure_urls)
         except UnsafeURL as e:
-            raise InvalidRequest(f"media[{i}].url {e}") from None
+            raise InvalidRequest(f"{where} {e}") from None
     return Draft(
         caption=body["caption"],
         media=[{"url": m["url"], "type": m["type"]} for m in media],
@@ -73,8 +80,39 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
         account_ids=body.get("account_ids"),
         platforms=body.get("platforms"),
         accounts=body.get("accounts") or {},
+        overrides=overrides,
         scheduled_at=scheduled_time(body.get("scheduled_at"), now),
     )
+
+
+def _named_not_listed(body: dict) -> None:
+    """InvalidRequest when, with `platforms`, `accounts` or `overrides` names a platform not
+    listed there (openapi.yaml, the descriptions of `AccountsByPlatform` and `Overrides`),
+    in the words the schema's rules used when it stated this: "body: accounts names x,
+    which is not in platforms". With `account_ids`, `check_content` judges `overrides`
+    once the accounts are known."""
+    platforms = body.get("platforms")
+    if platforms is None:
+        return
+    for field_name in ("accounts", "overrides"):
+        for platform in body.get(field_name) or {}:
+            if platform not in platforms:
+                raise InvalidRequest(f"body: {field_name} names {platform}, which is not in platforms")
+
+
+def _urls(media: list[dict], overrides: dict[str, dict]):
+    """Every URL of the request the service or a platform will fetch, with where it is."""
+    for i, item in enumerate(media):
+        yield f"media[{i}].url", item["url"]
+    for platform, override in overrides.items():
+        at = f"overrides.{platform}"
+        for i, item in enumerate(override.get("media") or ()):
+            yield f"{at}.media[{i}].url", item["url"]
+        for n, part in enumerate(override.get("thread") or ()):
+            for i, item in enumerate(part["media"]):
+                yield f"{at}.thread[{n}].media[{i}].url", item["url"]
+        if "cover_url" in (override.get("options") or {}):
+            yield f"{at}.options.cover_url", override["options"]["cover_url"]
 
 
 def scheduled_time(value: str | None, now: _dt.datetime | None) -> _dt.datetime | None:
@@ -156,21 +194,29 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
     return destinations
 
 
-def check_media(platforms, destinations: list[Account], media: list[dict]) -> None:
-    """UnsupportedMedia when a destination's platform (of `platforms`, the runtime's) cannot
-    take `media`, as far as the request alone shows."""
-    for platform in dict.fromkeys(a.platform for a in destinations):
-        problem = platforms[platform].rules.media_problem(media)
+def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
+    """Overrides only for the platforms the post reaches (400); each platform's media (of
+    `platforms`, the runtime's), the post's or its override's and its thread's, as far as
+    the request shows (422)."""
+    reached = list(dict.fromkeys(a.platform for a in destinations))
+    for platform in draft.overrides:
+        if platform not in reached:
+            raise InvalidRequest(f"overrides names {platform}, which this post does not reach "
+                                 f"(its destinations are on {', '.join(reached)})")
+    for platform in reached:
+        content = content_for(draft.caption, draft.media, draft.overrides, platform)
+        problem = media_problem(platforms[platform].rules, content)
         if problem:
             raise UnsupportedMedia(problem)
 
 
 def check_destinations(platforms, workspace_id: str, draft: Draft) -> list[Account]:
     """The rules of a draft that need the database: its destination accounts, in order
-    (AccountNotConnected otherwise), each able to take its media as far as the request
-    shows (UnsupportedMedia otherwise), by the rules of `platforms` (the runtime's)."""
+    (AccountNotConnected otherwise), overrides only for the platforms reached (400), each
+    platform able to take its media as far as the request shows (UnsupportedMedia
+    otherwise), by the rules of `platforms` (the runtime's)."""
     destinations = resolve_destinations(workspace_id, draft)
-    check_media(platforms, destinations, draft.media)
+    check_content(platforms, destinations, draft)
     return destinations
 
 
@@ -204,6 +250,7 @@ def create_post(rt, workspace_id: str, draft: Draft) -> tuple[Post, list[Target]
         # the instances answered, without reading them back.
         post = Post(id=rt.new_id("post"), workspace=workspace, sandbox=draft.sandbox, caption=draft.caption,
                     media=json.dumps(draft.media), simulate_error=draft.simulate_error,
+                    overrides=json.dumps(draft.overrides) if draft.overrides else None,
                     status=derive_status(["pending"] * len(destinations)), created_at=now,
                     scheduled_at=draft.scheduled_at)
         _INSERT_POST.execute(post)

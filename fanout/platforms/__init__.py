@@ -6,15 +6,20 @@ docs/adding-a-platform.md says how a package is added.
 """
 from __future__ import annotations
 
-from . import instagram, threads, tiktok, x
+from importlib import import_module
+
 from .description import Platform
 
-REGISTRY: dict[str, Platform] = {p.name: p for p in (
-    instagram.PLATFORM,
-    threads.PLATFORM,
-    tiktok.PLATFORM,
-    x.PLATFORM,
-)}
+# The packages, one a line: adding a platform adds its line (docs/adding-a-platform.md).
+PACKAGES = (
+    "bluesky",
+    "instagram",
+    "linkedin",
+    "threads",
+    "tiktok",
+    "x",
+)
+REGISTRY: dict[str, Platform] = {p.name: p for p in (import_module(f"{__name__}.{name}").PLATFORM for name in PACKAGES)}
 NAMES = {name: p.title for name, p in REGISTRY.items()}
 PLATFORMS = tuple(REGISTRY)
 RULES = {name: p.rules for name, p in REGISTRY.items()}

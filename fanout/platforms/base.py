@@ -30,11 +30,14 @@ State = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What publishing a target came to: an external URL, or an error code and message."""
+    """What publishing a target came to: an external URL, or an error code and message.
+    A published target whose first comment could not be posted says why in
+    `first_comment_error` (it stays published: the post is out)."""
 
     external_url: str | None = None
     error_code: str | None = None
     error_message: str | None = None
+    first_comment_error: str | None = None
 
     @property
     def published(self) -> bool:
@@ -68,6 +71,13 @@ class Retry:
     # The latest the next step may come (a container's window ends): the engine's backoff
     # stops there, and the step then settles what the window's end means.
     deadline: _dt.datetime | None = None
+    # What the target comes to when the engine gives up retrying, instead of failing: a
+    # published post whose first comment was being posted (the engine puts its reason in
+    # `first_comment_error`).
+    settles: Outcome | None = None
+    # Said after the engine's reason when it gives up and fails the target: the thread
+    # part that was being published and the permalinks of those already out.
+    context: str | None = None
 
 
 Result = Done | Wait | Retry
@@ -127,8 +137,17 @@ class AccountNotEligible(AuthFailed):
 
 
 @dataclass(frozen=True)
+class Part:
+    """A further post of a thread: published as a reply to the part before it."""
+
+    caption: str
+    media: tuple[Mapping[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Job:
-    """One target to publish, as plain values."""
+    """One target to publish, as plain values: its platform's content (fanout/content.py),
+    the post's or its override's."""
 
     target_id: str
     platform: str
@@ -142,6 +161,15 @@ class Job:
     # The account's targets published in the last 24 hours, counted by the engine, for
     # platforms with a daily publishing cap.
     published_last_24h: int = 0
+    # openapi.yaml `<Platform>Options`, as sent (checked against the content already).
+    options: Mapping[str, Any] = field(default_factory=dict)
+    thread: tuple[Part, ...] = ()  # further parts, each a reply to the one before
+    first_comment: str | None = None  # posted once every part is out, never twice
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """Every post of the target in order: the first, then its thread."""
+        return (Part(self.caption, self.media), *self.thread)
 
 
 class Step(Protocol):
@@ -247,7 +275,9 @@ CREDENTIALS = "credentials"
 
 class OAuthConnect(Protocol):
     """The browser is sent to the platform's consent page (`authorize`) and comes back to
-    `{connect_url}/connect/{platform}/callback` with a code (`exchange`)."""
+    `{connect_url}/connect/{platform}/callback` with a code (`exchange`). A platform whose
+    refusal is not OAuth's `error=access_denied` names its own in an optional module
+    attribute `DENIED` (a tuple of `error` values), so that the user's "no" is one."""
 
     def authorize(self, app: App, redirect_uri: str, state: str, *, randbytes) -> Authorization: ...
 

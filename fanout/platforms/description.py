@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
+from .base import OAUTH, connect_style
 from .mapping import Rule
 from .rules import PlatformRules
 
@@ -89,7 +90,13 @@ class Platform:
         return self.config(**values)
 
     @property
+    def uses_app(self) -> bool:
+        """Whether the platform connects through an app registered with it (the OAuth
+        redirect, FANOUT_<P>_CLIENT_ID and _SECRET); a credentials platform has none."""
+        return connect_style(self.adapter) == OAUTH
+
+    @property
     def setting_names(self) -> tuple[str, ...]:
         """Every FANOUT_<P>_ variable the service reads for this platform."""
-        app = (self.env_prefix + "CLIENT_ID", self.env_prefix + "CLIENT_SECRET")
+        app = (self.env_prefix + "CLIENT_ID", self.env_prefix + "CLIENT_SECRET") if self.uses_app else ()
         return app + tuple(s.name for s in self.settings)

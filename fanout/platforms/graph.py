@@ -13,24 +13,32 @@ parameters:
    fail `container_expired` once the platform's window is over (a setting, counted from
    the container's creation): no wait and no retry of a read goes past it;
 3. read the publishing limit, then publish the container;
-4. read the post's permalink: `Done(Outcome(external_url=permalink))`.
+4. read the post's permalink.
+A target with a thread (Threads) publishes each further part the same way, as a reply to
+the part before it (`reply_param`); its first comment comes last, once every part is out:
+on Threads a reply to the first post, on Instagram a comment on the media (each platform's
+`publish_comment`). The target is published with the first post's permalink.
 
 Never twice (docs/architecture.md#never-twice): each call that creates something (a
 container, the publish) is preceded by `step.save` of a marker naming it (`creating`), and
 its result is saved after it. A step that finds a marker without its result reconciles
 before sending anything again: a lost container is simply made again (one never published
-expires on its own), a lost publish is looked up through the container's status.
+expires on its own), a lost publish is looked up through the container's status. This
+holds for every part of a thread and for the comment: each is saved before its call and
+read back before it is sent again.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from ..target_errors import EXPIRED, RATE, UNKNOWN
-from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
+from .base import AuthFailed, Done, Job, Outcome, Part, Result, Retry, Step, Stop, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, scrub
 from .polling import next_check
@@ -134,13 +142,19 @@ class Containers(Steps):
     parameters (the class attributes and the hooks below).
 
     State keys (all JSON):
-    - `creating`: the creating call that may be in flight: `item:<i>`, `container` or `publish`;
-    - `items`: carousel item containers, in the media's order: {id, created_at, ready};
-    - `container`: the container to publish (the single one, or the carousel's parent):
-      {id, created_at, ready, published?} (`published`: its status said so);
-    - `post`: the published post's id; `lookups`: how often recent posts were searched;
-    - `repeats`: calls repeated on a row's advice (`Rule.repeats`).
+    - `thread`: the parts published so far, in order: {id, permalink, container} (the first
+      post first; `container` as it was when the post was published);
+    - for the post being made (the next part, or the first comment once every part is out):
+      `creating`: the creating call that may be in flight: `item:<i>`, `container`,
+      `publish` (or `comment`); `items`: carousel item containers, in the media's order:
+      {id, created_at, ready}; `container`: the container to publish (the single one, or
+      the carousel's parent): {id, created_at, ready, published?} (`published`: its status
+      said so); `post`: the published post's id; `lookups`: how often recent posts were
+      searched; `repeats`: calls repeated on a row's advice (`Rule.repeats`);
+    - `comment`: the first comment's id, once posted.
     """
+
+    PART_KEYS = ("creating", "items", "container", "post", "lookups", "repeats")
 
     title: str
     mapping: tuple[Rule, ...]
@@ -152,10 +166,14 @@ class Containers(Steps):
     status_fields: str  # what a container's status is read with
     poll: _dt.timedelta  # the longest wait between two reads of a processing container
     quota_first: bool = False  # read the publishing limit before creating anything too
+    reply_param: str | None = None  # how a container replies to a post (threads)
+    replies_edge: str = ""  # GET /{user}/<edge> lists the user's replies, newest first
+    OPTIONS: tuple[str, ...] = ()  # openapi.yaml `<Platform>Options`, sent as the platform names them
 
     def __init__(self, step: Step, job: Job, api: str, window: _dt.timedelta):
         super().__init__(step, job)
         self.api, self.window = api, window
+        self.index = 0  # the part being published; len(job.parts) for the first comment
 
     # -- what each platform says differently
 
@@ -178,9 +196,72 @@ class Containers(Steps):
         """A failed (ERROR or EXPIRED) container, for the mapping table."""
         raise NotImplementedError
 
-    # -- the sequence
+    # -- the sequence: the parts in order, each a reply to the one before, then the comment
+
+    @property
+    def commenting(self) -> bool:
+        return self.index == len(self.job.parts)
+
+    @property
+    def part(self) -> Part:
+        return Part(self.job.first_comment or "") if self.commenting else self.job.parts[self.index]
+
+    @property
+    def reply_to(self) -> str | None:
+        """The post this one replies to: the part before it; the first post for the comment."""
+        posted = self.state["thread"]
+        if self.commenting:
+            return posted[0]["id"]
+        return posted[self.index - 1]["id"] if self.index else None
 
     def next(self) -> Result:
+        posted = self.state.setdefault("thread", [])
+        while len(posted) < len(self.job.parts):
+            self.index = len(posted)
+            result = self.within_part(self.publish_part)
+            if result is not None:
+                return result
+        if self.job.first_comment is not None and not self.state.get("comment"):
+            self.index = len(self.job.parts)
+            result = self.within_part(self.publish_comment)
+            if result is not None:
+                return result
+        return Done(self.published())
+
+    def published(self) -> Outcome:
+        return Outcome(external_url=self.state["thread"][0]["permalink"])
+
+    def within_part(self, publish) -> Result | None:
+        """Publish the current part (None once it is out), its failures said as the part's:
+        a later part's name the part and what is out; the comment's leave the target
+        published with `first_comment_error`."""
+        try:
+            result = publish()
+        except Stop as stop:
+            result = stop.result
+        if result is None or not (self.index or self.commenting):
+            return result
+        if self.commenting:
+            if isinstance(result, Retry):
+                return dataclasses.replace(result, settles=self.published())
+            if isinstance(result, Done) and not result.outcome.published:
+                return Done(dataclasses.replace(self.published(), first_comment_error=result.outcome.error_message))
+            return result
+        if isinstance(result, Retry):
+            return dataclasses.replace(result, context=self.where())
+        if isinstance(result, Done) and not result.outcome.published:
+            return Done(dataclasses.replace(result.outcome, error_message=f"{self.where()}: "
+                                                                          f"{result.outcome.error_message}"))
+        return result
+
+    def where(self) -> str:
+        """The part being published and the permalinks of those already out, for messages."""
+        out = ", ".join(p["permalink"] or f"post {p['id']}" for p in self.state["thread"])
+        return (f"part {self.index + 1} of {len(self.job.parts)} (thread[{self.index - 1}]) was not published; "
+                f"already published: {out}")
+
+    def publish_part(self) -> Result | None:
+        """One post of the target, through its containers; None once it is out."""
         if self.state.get("post"):
             return self.read_permalink()
         creating = self.state.get("creating")
@@ -191,38 +272,72 @@ class Containers(Steps):
             # again is harmless: a container that is never published expires on its own.
             del self.state["creating"]
         if "container" not in self.state:
-            self.check_quota(read=self.quota_first and not self.state.get("items"))
-            if len(self.job.media) >= 2:
+            if not self.reply_to:
+                self.check_quota(read=self.quota_first and not self.state.get("items"))
+            if len(self.part.media) >= 2:
                 waiting = self.carousel_items()
                 if waiting:
                     return waiting
-                self.create_container(self.carousel([item["id"] for item in self.state["items"]]))
+                self.create_container({**self.carousel([item["id"] for item in self.state["items"]]),
+                                       **self.extra()})
             else:
-                self.create_container(self.single())
+                self.create_container({**self.single(), **self.extra()})
         waiting = self.until_ready(self.state["container"])
         if waiting:
             return waiting
         return self.publish_container()
 
+    def extra(self) -> dict:
+        """The post's options on the first post; the post replied to on the others."""
+        if self.reply_to:
+            return {self.reply_param: self.reply_to}
+        return {k: self.option_value(v) for k, v in self.job.options.items() if k in self.OPTIONS}
+
+    @staticmethod
+    def option_value(value) -> str:
+        """An option as a form field: booleans as the platform spells them, lists as JSON."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return json.dumps(value) if isinstance(value, list) else str(value)
+
+    def publish_comment(self) -> Result | None:
+        """The first comment: by default a reply to the first post, through containers."""
+        return self.publish_part()
+
+    def part_out(self, permalink: str | None) -> None:
+        """The current post is out: it joins the thread (or is the comment), saved."""
+        post_id, container = self.state["post"], self.state.get("container")
+        for key in self.PART_KEYS:
+            self.state.pop(key, None)
+        if self.commenting:
+            self.state["comment"] = post_id
+        else:
+            self.state["thread"].append({"id": post_id, "permalink": permalink, "container": container})
+        self.saved()
+        return None
+
     def carousel_items(self) -> Result | None:
         items = self.state.setdefault("items", [])
-        for index in range(len(items), len(self.job.media)):
-            created = self.create(f"item:{index}", {**self.item(self.job.media[index]), "is_carousel_item": "true"})
+        for index in range(len(items), len(self.part.media)):
+            created = self.create(f"item:{index}", {**self.item(self.part.media[index]), "is_carousel_item": "true"})
             items.append(created)
             self.saved()
         waits = [self.until_ready(item) for item in items]
         pending = [w for w in waits if w is not None]
         return min(pending, key=lambda w: w.until) if pending else None
 
-    def publish_container(self) -> Result:
-        self.check_quota(read=True)
+    def publish_container(self) -> Result | None:
+        if not self.reply_to:
+            self.check_quota(read=True)
         body = self.send_creating("publish", f"{self.api}/{self.user}/{self.publish_edge}",
                                   {"creation_id": self.state["container"]["id"]})
         self.state["post"] = str(body["id"])
         self.saved()
         return self.read_permalink()
 
-    def read_permalink(self) -> Result:
+    def read_permalink(self) -> Result | None:
+        if self.commenting:
+            return self.part_out(None)  # a comment's permalink is nowhere to be shown
         try:
             body = self.get(f"{self.api}/{quote(self.state['post'], safe='')}", fields="id,permalink")
         except Stop:
@@ -231,7 +346,7 @@ class Containers(Steps):
             body = {}
         permalink = body.get("permalink")
         if isinstance(permalink, str) and permalink:
-            return Done(Outcome(external_url=permalink))
+            return self.part_out(permalink)
         return self.look_again(f"{self.title} did not answer the post's permalink")
 
     # -- never twice
@@ -248,14 +363,14 @@ class Containers(Steps):
         waiting = self.until_ready(container, body)
         return waiting or self.publish_container()
 
-    def recover_post(self) -> Result:
+    def recover_post(self) -> Result | None:
         """The container was published but we never heard the post's id: find the post
-        among the account's recent ones (same text, not older than the container). From
-        here on nothing fails the target: it is published."""
+        among the account's recent ones (same text, not older than the container; a reply
+        among the replies). From here on nothing fails the part: it is published."""
         since = _dt.datetime.fromisoformat(self.state["container"]["created_at"]) - CLOCK_SKEW
         found = [
             post for post in self.recent_posts(since)
-            if (post.get(self.caption_field) or "") == self.job.caption
+            if (post.get(self.caption_field) or "") == self.part.caption
             and (platform_time(post.get("timestamp")) or since) >= since
         ]
         if found:
@@ -263,8 +378,8 @@ class Containers(Steps):
             self.state.pop("creating", None)
             self.state["post"] = str(post["id"])
             self.saved()
-            if post.get("permalink"):
-                return Done(Outcome(external_url=post["permalink"]))
+            if post.get("permalink") and not self.commenting:
+                return self.part_out(post["permalink"])
             return self.read_permalink()
         return self.look_again(f"{self.title} published the container but the post is not among the account's "
                                "recent ones yet")
@@ -278,8 +393,9 @@ class Containers(Steps):
             params = {"fields": f"id,permalink,{self.caption_field},timestamp", "limit": str(RECENT_PAGE)}
             if after:
                 params["after"] = after
+            edge = self.replies_edge if self.reply_to and self.replies_edge else self.media_edge
             try:
-                body = self.get(f"{self.api}/{self.user}/{self.media_edge}", **params)
+                body = self.get(f"{self.api}/{self.user}/{edge}", **params)
             except Stop:
                 break
             page = [post for post in body.get("data") or [] if isinstance(post, dict)]
@@ -292,18 +408,30 @@ class Containers(Steps):
                 break
         return posts
 
-    def look_again(self, reason: str) -> Result:
-        """The post exists but its permalink is not known yet: read again later, and after
-        LOOKUPS tries settle it as published without a URL (never as failed: it is out)."""
+    def look_again(self, reason: str) -> Result | None:
+        """The post exists but its permalink (or id) is not known yet: read again later, and
+        after LOOKUPS tries settle it as published without a URL (never as failed: it is
+        out). A thread goes on from a post whose id is known; one whose id never came
+        cannot be replied to, and that target fails saying what is out."""
         self.state["lookups"] = self.state.get("lookups", 0) + 1
         if self.state["lookups"] >= LOOKUPS:
-            return Done(Outcome())
+            if self.state.get("post"):
+                if len(self.job.parts) == 1 and self.job.first_comment is None:
+                    return Done(Outcome())
+                return self.part_out(None)
+            if self.commenting:
+                return Done(dataclasses.replace(self.published(), first_comment_error=(
+                    f"{self.title} published the first comment but never said its id; it may be there")))
+            if len(self.job.parts) == 1 and self.job.first_comment is None:
+                return Done(Outcome())
+            return failed(UNKNOWN, f"{self.title} published part {self.index + 1} but never said its id, so "
+                                   "nothing could reply to it")
         return super().retry(reason)  # the post is out: no container's window bounds it
 
     # -- containers
 
     def caption(self, name: str) -> dict:
-        return {name: self.job.caption} if self.job.caption else {}
+        return {name: self.part.caption} if self.part.caption else {}
 
     def create_container(self, params: dict) -> None:
         self.state["container"] = self.create("container", params)

@@ -38,6 +38,16 @@ class CountedCap:
 
 
 @dataclass(frozen=True)
+class TextCap:
+    """A text's caps: its length as the platform counts it, and what it may hold."""
+
+    limit: int
+    length: Callable[[str], int]
+    unit: str = ""  # how `length` counts, for messages
+    counted: tuple[CountedCap, ...] = ()
+
+
+@dataclass(frozen=True)
 class PlatformRules:
     """One platform's caption and media rules.
 
@@ -59,15 +69,39 @@ class PlatformRules:
     media_limits: MediaLimits  # what each file may be, known only once it is fetched
     image_noun: str = "image"  # the platform's own word, for messages (TikTok posts "photos")
     counted: tuple[CountedCap, ...] = ()  # caps on what a caption holds, beyond its length
+    # A first comment's caps, when the platform's comment is not a post of its own (a reply
+    # on X and Threads is a post, under the caption's caps): Instagram's comments.
+    comment_cap: TextCap | None = None
+    # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
+    # (target error code, message), or None: each package's rules.py (fanout/content.py).
+    options_problem: Callable[..., tuple[str, str] | None] | None = None
 
-    def caption_problem(self, caption: str) -> str | None:
-        """Why `caption` is over this platform's caps, or None if it is within them."""
-        length = self.caption_length(caption)
-        if length > self.caption_limit:
-            return f"caption is {length} characters{self.caption_unit}; {self.platform} allows {self.caption_limit}"
-        for cap in self.counted:
-            if (found := cap.count(caption)) > cap.limit:
-                return f"caption has {found} {cap.what}; {self.platform} allows {cap.limit}"
+    @property
+    def caption(self) -> TextCap:
+        """What a caption (and a thread part's) may be."""
+        return TextCap(self.caption_limit, self.caption_length, self.caption_unit, self.counted)
+
+    @property
+    def comment(self) -> TextCap:
+        """What a first comment may be."""
+        return self.comment_cap or self.caption
+
+    def caption_problem(self, caption: str, what: str = "caption") -> str | None:
+        """Why `caption` is over this platform's caps, or None if it is within them. `what`
+        names the text in the message (a thread part's: `thread[0].caption`)."""
+        return self.text_problem(caption, self.caption, what)
+
+    def comment_problem(self, comment: str) -> str | None:
+        """Why a first comment is over this platform's caps for one, or None."""
+        return self.text_problem(comment, self.comment, "first_comment", " in a comment")
+
+    def text_problem(self, text: str, cap: TextCap, what: str, where: str = "") -> str | None:
+        length = cap.length(text)
+        if length > cap.limit:
+            return f"{what} is {length} characters{cap.unit}; {self.platform} allows {cap.limit}{where}"
+        for counted in cap.counted:
+            if (found := counted.count(text)) > counted.limit:
+                return f"{what} has {found} {counted.what}; {self.platform} allows {counted.limit}{where}"
         return None
 
     def media_problem(self, media: list[dict] | None) -> str | None:
@@ -95,8 +129,6 @@ class PlatformRules:
             problem = f"{platform} takes at most {self.max_items} media items in one post"
             return _at(platform, media, self.max_items, problem)
         return None
-
-
 
 
 def caption_problem(platform: str, caption: str) -> str | None:

@@ -3,14 +3,19 @@ network and gives deterministic results (docs/decisions.md#posts-and-targets).
 
 It publishes in two steps, as container platforms do, so sandbox posts run through the
 engine's machinery (saved state, parking, reconciling after a lost worker):
-1. check the post (simulate_error, caption cap, media rules) and "create a container",
-   whose id is derived from the target id;
-2. "publish" it: the external URL is the target's page on this server.
+1. check the post (simulate_error, then every check of the target's content as a live
+   target meets it: the caps of its caption, thread parts and first comment, its options,
+   its media rules: fanout/content.py) and "create a container", whose id is derived from
+   the target id;
+2. "publish" it, each thread part after the first as a reply, then the first comment,
+   each saved before its (simulated) call: the external URL is the target's page on this
+   server, which shows the thread and the comment.
 `FANOUT_SANDBOX_LATENCY` is how long each simulated call is in flight.
 """
 from __future__ import annotations
 
-from ..target_errors import CAPTION, MEDIA
+from ..content import media_problem, target_problems
+from ..target_errors import MEDIA
 from .base import Job, Outcome, Result, Step, Wait, failed, published
 from .rules import PlatformRules
 
@@ -23,16 +28,18 @@ def sandbox_identity(taken: set[str], platform: str) -> tuple[str, str]:
     return f"sandbox-{n}", f"sandbox_{platform}_{n}"
 
 
-def check(rules: PlatformRules, caption: str, media: list[dict], simulate_error: str | None) -> Outcome | None:
+def check(rules: PlatformRules, content, simulate_error: str | None) -> Outcome | None:
     """The failure a sandbox target meets before its (simulated) platform, or None: its
-    simulated error, else its caption or media over the platform's `rules`. A preflight
+    simulated error, else the first problem of its content (a Content of fanout/content.py,
+    or a Job, which carries the same fields) by the platform's `rules`: the caps of its
+    caption, thread parts and first comment, its options, its media. A preflight
     (fanout/preflight.py) answers the same."""
     if simulate_error:
         return Outcome(error_code=simulate_error, error_message=f"simulated {simulate_error} (sandbox simulate_error)")
-    problem = rules.caption_problem(caption)
-    if problem:
-        return Outcome(error_code=CAPTION, error_message=problem)
-    problem = rules.media_problem(media)
+    problems = target_problems(rules, content)
+    if problems:
+        return Outcome(error_code=problems[0].code, error_message=problems[0].message)
+    problem = media_problem(rules, content)
     if problem:
         return Outcome(error_code=MEDIA, error_message=problem)
     return None
@@ -43,7 +50,7 @@ def publish(step: Step, job: Job) -> Result:
     platform = job.platform
     latency = step.settings.sandbox_latency
     if "container" not in job.state:
-        refusal = check(step.platform.rules, job.caption, list(job.media), job.simulate_error)
+        refusal = check(step.platform.rules, job, job.simulate_error)
         if refusal is not None:
             return failed(refusal.error_code, refusal.error_message)
         # Saved before the (simulated) creating call, as a live adapter must; the container
@@ -53,8 +60,18 @@ def publish(step: Step, job: Job) -> Result:
         if latency:
             step.sleep(latency)
         return Wait(until=step.now(), state={"container": container})
-    step.save({**job.state, "publishing": True})
-    if latency:
-        step.sleep(latency)
+    state = {**job.state, "publishing": True}
+    # The parts in order, then the comment: each saved before its call, none made twice.
+    for part in range(state.get("parts", 0), len(job.parts)):
+        step.save({**state, "part": part})
+        if latency:
+            step.sleep(latency)
+        state["parts"] = part + 1
+    if job.first_comment is not None and not state.get("comment"):
+        step.save({**state, "commenting": True})
+        if latency:
+            step.sleep(latency)
+        state["comment"] = True
+    step.save(state)
     return published(f"{step.settings.base_url}/sandbox/{platform}/{job.target_id}")
 

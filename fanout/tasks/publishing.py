@@ -15,6 +15,7 @@ due in the next minutes, however many posts are scheduled further off.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import logging
 
@@ -30,7 +31,8 @@ from ..models.lifecycle import (
 from ..models.upload import WAKE_AHEAD
 from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
-from ..preflight import caption_check, media_problems, unconfigured
+from ..content import target_problems
+from ..preflight import media_problems, unconfigured
 from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
@@ -160,7 +162,7 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     if problem is not None:
         return Done(problem)
     if not state:
-        problem = _before_platform(rt, platform, post)
+        problem = _before_platform(rt, platform, post, target)
         if problem is not None:
             return problem
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
@@ -179,31 +181,42 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     return platform.adapter.publish(run, _job(rt, post, target, account, latest, recent))
 
 
-def _before_platform(rt, platform, post) -> Done | None:
-    """The rules every live target meets before its platform is called: the caption cap,
-    and the media as fetched (real type, size, dimensions, duration), unless the adapter
-    fetches it itself. A preflight makes the same checks (fanout/preflight.py)."""
-    problem = caption_check(platform, post.caption)
-    if problem is not None:
-        return Done(problem)
+def _before_platform(rt, platform, post, target) -> Done | None:
+    """The rules every live target meets before its platform is called, on the content it
+    publishes (fanout/content.py): the caps of its caption, thread parts and first comment,
+    its options, then the media of every part as fetched (real type, size, dimensions,
+    duration), unless the adapter fetches it itself. A preflight makes the same checks
+    (fanout/preflight.py)."""
+    content = post.content_for(target.platform)
+    problems = target_problems(platform.rules, content)
+    if problems:
+        return failed(problems[0].code, problems[0].message)
     if getattr(platform.adapter, "UPLOADS_MEDIA", False):
         return None  # the adapter fetches each file once, checking it the same way, to upload it
-    problem = next(media_problems(rt, platform, post.media_list), None)
-    return Done(problem) if problem is not None else None
+    for number, part in enumerate((content, *content.thread)):
+        where = f"thread[{number - 1}]." if number else ""
+        problem = next(media_problems(rt, platform, part.media, where=where), None)
+        if problem is not None:
+            return Done(problem)
+    return None
 
 
 def _job(rt, post, target, account, state, recent) -> Job:
+    content = post.content_for(target.platform)
     return Job(
         target_id=target.id,
         platform=target.platform,
         user_id=account.platform_user_id,
         username=account.username,
         access_token=rt.keyring.decrypt(account.access_token) if account.access_token else "",
-        caption=post.caption,
-        media=tuple(post.media_list),
+        caption=content.caption,
+        media=content.media,
         state=state,
         simulate_error=post.simulate_error,
         published_last_24h=recent,
+        options=content.options,
+        thread=content.thread,
+        first_comment=content.first_comment,
     )
 
 
@@ -212,8 +225,14 @@ def _settle(rt, target, state, result: Result) -> None:
     if isinstance(result, Retry):
         retries = int(state.get("_retries", 0)) + 1
         if retries > MAX_RETRIES:
-            log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
-            result = failed(UNKNOWN, f"gave up after {MAX_RETRIES} retries: {result.reason}")
+            reason = f"gave up after {MAX_RETRIES} retries: {result.reason}"
+            if result.settles is not None:  # published; only its first comment is given up
+                log.warning("target %s: its first comment gave up after %d retries (%s)", target.id, MAX_RETRIES,
+                            result.reason)
+                result = Done(dataclasses.replace(result.settles, first_comment_error=reason))
+            else:
+                log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
+                result = failed(UNKNOWN, f"{reason}; {result.context}" if result.context else reason)
         else:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
             jitter = int.from_bytes(rt.randbytes(1), "big") / 255 * 0.2 * delay

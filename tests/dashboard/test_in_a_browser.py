@@ -129,6 +129,30 @@ def test_a_person_runs_a_workspace_from_the_dashboard(page, live, rt, clock, stu
     expect(page.get_by_role("cell", name="succeeded", exact=True)).to_be_visible()
     expect(page.locator(".attempts li")).to_contain_text("HTTP 204")
 
+    # Sends it a test ping and sees what the endpoint answered; rotates its secret
+    page.get_by_role("button", name="Send a test ping").click()
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Test ping answered: HTTP 204 in \d+ ms"))
+    first_secret = rt.keyring.decrypt(webhook_row(receiver).secret)
+    page.get_by_role("link", name="Rotate the secret").click()
+    expect(page.locator("h1")).to_have_text("Rotate the signing secret?")
+    page.get_by_label("The current secret still signs").select_option(label="1 hour")
+    page.get_by_role("button", name="Rotate the secret").click()
+    new_secret = page.get_by_label("Signing secret").input_value()
+    assert new_secret.startswith("whsec_") and new_secret != first_secret
+    assert rt.keyring.decrypt(webhook_row(receiver).secret) == new_secret
+    expect(page.locator("#new-secret-heading + .field + p")).to_contain_text("also signs each delivery until")
+
+    # Sees the post's events in the events log, as GET /v1/events lists them
+    go(page, "Events")
+    logged = requests.get(f"{live}/v1/events", headers=bearer(key), timeout=10).json()["data"]
+    for event in logged:
+        expect(page.get_by_role("cell", name=event["id"], exact=True)).to_be_visible()
+    expect(page.get_by_role("cell", name="post.completed", exact=True)).to_have_count(2)
+    page.get_by_label("Event", exact=True).select_option("post.completed")
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("cell", name="account.connected", exact=True)).to_have_count(0)
+    expect(page.get_by_role("cell", name="post.completed", exact=True)).to_have_count(2)
+
     # Revokes the key, after confirming
     go(page, "Keys")
     page.get_by_role("link", name="Revoke laptop").click()
@@ -142,6 +166,13 @@ def test_a_person_runs_a_workspace_from_the_dashboard(page, live, rt, clock, stu
     expect(page.get_by_role("status")).to_have_text("You are signed out.")
     page.goto(f"{live}/dashboard/keys")
     expect(page.locator("h1")).to_have_text("Sign in to the dashboard")
+
+
+def webhook_row(url: str):
+    from fanout.models import Webhook
+
+    with db.connection_context():
+        return Webhook.get(Webhook.url == url)
 
 
 def test_used_and_expired_links_a_form_without_its_token_and_another_workspaces_ids_are_refused(
@@ -170,6 +201,19 @@ def test_used_and_expired_links_a_form_without_its_token_and_another_workspaces_
     page.goto(f"{live}/dashboard/keys")
     expect(page.get_by_text("forged")).to_have_count(0)
 
+    # The same for a webhook's action: no ping is sent, no secret rotated
+    mine = requests.post(f"{live}/v1/webhooks", headers=bearer(make_key(rt, studio.id, "sandbox")), timeout=10,
+                         json={"url": "https://hooks.example.com/mine", "events": ["post.completed"]}).json()
+    page.goto(f"{live}/dashboard/webhooks/{mine['id']}")
+    page.locator("form[action$='/actions/test'] input[name=csrf]").evaluate("input => input.remove()")
+    page.get_by_role("button", name="Send a test ping").click()
+    expect(page.locator("h1")).to_have_text("This form has expired")
+    page.goto(f"{live}/dashboard/webhooks/{mine['id']}/actions/rotate-secret")
+    page.locator("form input[name=csrf]").last.evaluate("input => input.remove()")
+    page.get_by_role("button", name="Rotate the secret").click()
+    expect(page.locator("h1")).to_have_text("This form has expired")
+    assert webhook_row("https://hooks.example.com/mine").previous_secret is None
+
     # Another workspace's post, account, key and webhook
     with db.connection_context():
         other = create_workspace(rt, "Other", "PRO")
@@ -185,10 +229,26 @@ def test_used_and_expired_links_a_form_without_its_token_and_another_workspaces_
         from fanout.models import ApiKey
 
         key = ApiKey.get(ApiKey.workspace == other.id).id
-    for path in (f"/dashboard/posts/{post}", f"/dashboard/accounts/{account}/disconnect",
-                 f"/dashboard/keys/{key}/revoke", f"/dashboard/webhooks/{hook}", f"/dashboard/webhooks/{hook}/delete"):
-        assert page.goto(live + path).status == 404, path
+    for path in (f"/dashboard/posts/{post}", f"/dashboard/posts/{post}/cancel", f"/dashboard/accounts/{account}/disconnect",
+                 f"/dashboard/keys/{key}/revoke", f"/dashboard/webhooks/{hook}", f"/dashboard/webhooks/{hook}/edit",
+                 f"/dashboard/webhooks/{hook}/actions/rotate-secret", f"/dashboard/webhooks/{hook}/delete",
+                 f"/dashboard/events?post_id={post}"):
+        answer = page.goto(live + path)
+        if path.startswith("/dashboard/events"):  # a filter, not a page of theirs: it finds nothing
+            assert answer.status == 200
+            expect(page.get_by_text("No events yet")).to_be_visible()
+            continue
+        assert answer.status == 404, path
         expect(page.locator("h1")).to_have_text("Not found")
+    # Their webhook's actions, posted with this session's own token: not found, nothing done
+    page.goto(f"{live}/dashboard/webhooks/{mine['id']}")
+    for action in (f"/dashboard/webhooks/{hook}/actions/test", f"/dashboard/webhooks/{hook}/actions/rotate-secret",
+                   f"/dashboard/posts/{post}/cancel"):
+        page.locator("form[action$='/actions/test']").evaluate("(form, to) => form.action = to", action)
+        page.get_by_role("button", name="Send a test ping").click()
+        expect(page.locator("h1")).to_have_text("Not found")
+        page.go_back()
+    assert webhook_row("https://hooks.example.com/theirs").previous_secret is None
     assert requests.get(f"{live}/v1/posts/{post}", headers=headers, timeout=10).status_code == 200
 
 
@@ -198,6 +258,8 @@ PAGES = [
     ("posts", "/dashboard/posts", "Posts"),
     ("post", "{post}", "Post"),
     ("post-failed", "{failed}", "Post"),
+    ("post-scheduled", "{scheduled}", "Post"),
+    ("post-cancel", "{scheduled}/cancel", "Cancel this post?"),
     ("post-new", "/dashboard/posts/new", "New post"),
     ("accounts", "/dashboard/accounts", "Accounts"),
     ("account-disconnect", "/dashboard/accounts/{account}/disconnect", "Disconnect this account?"),
@@ -205,6 +267,8 @@ PAGES = [
     ("key-revoke", "/dashboard/keys/{key}/revoke", "Revoke this key?"),
     ("webhooks", "/dashboard/webhooks", "Webhooks"),
     ("webhook", "/dashboard/webhooks/{webhook}", "Webhook"),
+    ("webhook-edit", "/dashboard/webhooks/{webhook}/edit", "Edit the webhook"),
+    ("webhook-rotate", "/dashboard/webhooks/{webhook}/actions/rotate-secret", "Rotate the signing secret?"),
     ("webhook-delete", "/dashboard/webhooks/{webhook}/delete", "Delete this webhook?"),
     ("events", "/dashboard/events", "Events"),
     ("not-found", "/dashboard/posts/post_00000000000000000000000000", "Not found"),
@@ -245,13 +309,16 @@ def busy(live, rt, clock, studio, httpserver, resolver):
     run_queue(rt, clock)
     requests.post(f"{live}/v1/upload", headers=headers, json={"caption": "Still to come", "platforms": ["x"]},
                   timeout=10)
+    scheduled = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
+        "caption": "Tomorrow morning's announcement", "platforms": ["x", "threads"],
+        "scheduled_at": "2026-11-23T09:00:00Z"}).json()["id"]
     accounts = requests.get(f"{live}/v1/accounts", headers=headers, timeout=10).json()["data"]
     with db.connection_context():
         from fanout.models import ApiKey
 
         key_id = ApiKey.get(ApiKey.workspace == studio.id).id
     return {"post": f"/dashboard/posts/{posts[0]}", "failed": f"/dashboard/posts/{posts[1]}",
-            "with_media": f"/dashboard/posts/{posts[2]}",
+            "with_media": f"/dashboard/posts/{posts[2]}", "scheduled": f"/dashboard/posts/{scheduled}",
             "account": accounts[0]["id"], "key": key_id, "webhook": hook}
 
 
@@ -294,6 +361,20 @@ def test_every_page_has_one_heading_labelled_controls_and_fits_375_px(page, live
     page.get_by_role("button", name="Register").click()
     expect(page.get_by_label("Signing secret")).to_be_visible()
     shoot(page, shots, "webhooks-created")
+    page.goto(live + f"/dashboard/webhooks/{busy['webhook']}")
+    page.get_by_role("button", name="Send a test ping").click()
+    expect(page.get_by_role("status")).to_contain_text("Test ping answered")
+    shoot(page, shots, "webhook-pinged")
+    page.goto(live + f"/dashboard/webhooks/{busy['webhook']}/actions/rotate-secret")
+    page.get_by_role("button", name="Rotate the secret").click()
+    expect(page.get_by_label("Signing secret")).to_be_visible()
+    shoot(page, shots, "webhook-rotated")
+    page.goto(live + f"/dashboard/webhooks/{busy['webhook']}/edit")
+    for chosen in page.locator("input[name=event]").all():
+        chosen.uncheck()
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("alert")).to_contain_text("validation_error")
+    shoot(page, shots, "webhook-edit-refused")
     page.goto(f"{live}/dashboard/keys")
     page.get_by_role("button", name="Create key").click()
     expect(page.get_by_role("alert")).to_contain_text("plan_limit_exceeded")
@@ -312,7 +393,7 @@ def test_every_page_has_one_heading_labelled_controls_and_fits_375_px(page, live
     expect(page.locator("h1")).to_have_text("Sandbox Threads post")
     page.wait_for_function("document.querySelector('img').complete")
     shoot(page, shots, "sandbox-post")
-    assert len(list(shots.glob("*.png"))) == 2 * (len(PAGES) + 7)
+    assert len(list(shots.glob("*.png"))) == 2 * (len(PAGES) + 10)
 
 
 def test_a_key_is_made_with_the_keyboard_alone(page, live, rt, studio):

@@ -32,7 +32,8 @@ def filled(path: str, ids: dict[str, str]) -> str:
     """`path` with its {id} naming the resource of `ids` its section is about."""
     if "{id}" in path:
         path = path.replace("{id}", ids[prefix_of(path)])
-    return path.replace("{action}", "redeliver")
+    # An action that asks first, so its GET page exists too; a delivery of theirs, if any.
+    return path.replace("{action}", "rotate-secret").replace("{delivery_id}", ids.get("dlv", "dlv_" + "0" * 26))
 
 
 @pytest.fixture
@@ -41,12 +42,24 @@ def others(client, rt, clock, other_workspace) -> dict[str, str]:
     key = make_key(rt, other_workspace.id, "sandbox")
     headers = bearer(key)
     account = connect_sandbox_account(client, headers, "x")
-    post = client.post("/v1/upload", headers=headers, json={"caption": "theirs", "platforms": ["x"]}).json()
+    client.post("/v1/upload", headers=headers, json={"caption": "theirs", "platforms": ["x"]})
     hook = client.post("/v1/webhooks", headers=headers,
                        json={"url": "https://hooks.example.com/theirs", "events": ["account.expired"]}).json()
+    rt.lane = type("Held", (), {"submit": lambda self, delivery_id: None})()  # their deliveries wait, unsent
+    hooked = client.post("/v1/webhooks", headers=headers,
+                         json={"url": "https://hooks.example.com/theirs", "events": ["post.completed"]}).json()
+    upload = client.post("/v1/upload", headers=headers, json={"caption": "theirs too", "platforms": ["x"]}).json()
+    run_queue(rt, clock)  # their posts published, their events and a delivery made
     with db.connection_context():
         key_id = ApiKey.get(ApiKey.workspace == other_workspace.id).id
-    return {"key": key_id, "acc": account["id"], "post": post["id"], "wh": hook["id"], "headers": headers}
+        delivery_id = Delivery.get(Delivery.webhook == hooked["id"]).id
+    # Their post still pending, so its cancel is refused for being theirs, not for being published.
+    pending = client.post("/v1/upload", headers=headers,
+                          json={"caption": "theirs later", "platforms": ["x"],
+                                "scheduled_at": "2026-11-23T10:00:00Z"}).json()
+    assert upload["id"] and pending["status"] == "pending", pending
+    return {"key": key_id, "acc": account["id"], "post": pending["id"], "wh": hook["id"], "dlv": delivery_id,
+            "headers": headers}
 
 
 def counts() -> dict[str, int]:
@@ -136,8 +149,19 @@ def test_another_workspaces_ids_are_not_found_on_every_page_and_nothing_changes(
     assert "<h1>Not found</h1>" in answer.text
     assert f"no such {WHAT[prefix_of(path)]} in this workspace" in answer.text
     assert counts() == before
-    for kind in ("key", "acc", "post", "wh"):
+    for kind in ("key", "acc", "post", "wh", "dlv"):
         assert others[kind] not in answer.text
+
+
+def test_another_workspaces_delivery_under_this_workspaces_registration_is_not_redelivered(dashboard, others):
+    mine = dashboard_webhook(dashboard)
+    before = counts()
+    answer = dashboard.post(f"/dashboard/webhooks/{mine}/deliveries/{others['dlv']}/redeliver",
+                            data={"csrf": csrf_of(dashboard)}, follow_redirects=False)
+    assert answer.status_code == 404 and "no such delivery of this webhook" in answer.text
+    assert counts() == before
+    with db.connection_context():
+        assert Delivery.get_by_id(others["dlv"]).redeliver_at is None
 
 
 @pytest.mark.parametrize("path", ["/dashboard/posts", "/dashboard/events", "/dashboard/webhooks/{id}"])

@@ -163,3 +163,53 @@ def test_the_list_pages_with_the_apis_cursors(dashboard, x, clock):
 def test_a_filter_value_the_api_does_not_take_is_refused(dashboard):
     page = dashboard.get("/dashboard/posts?status=lost")
     assert page.status_code == 400 and "is not one of" in page.text
+
+
+def test_publish_at_schedules_the_post_which_shows_as_scheduled_until_its_time(dashboard, client, auth, x, rt, clock):
+    created = create(dashboard, form_of([x["id"]], scheduled_at="2026-11-22T10:04"))
+    assert created.status_code == 303 and created.headers["location"].endswith("?done=scheduled")
+    post_id = created.headers["location"].split("/")[-1].split("?")[0]
+    assert client.get(f"/v1/posts/{post_id}", headers=auth).json()["scheduled_at"] == "2026-11-22T10:04:00.000Z"
+    page = dashboard.get(created.headers["location"]).text
+    assert "The post was scheduled." in page and '<span class="badge scheduled">scheduled</span>' in page
+    assert '<time datetime="2026-11-22T10:04:00Z">' in page and "data-follow" not in page  # nothing to follow yet
+    listed = dashboard.get("/dashboard/posts?when=scheduled").text
+    assert post_id in listed and '<span class="badge scheduled">scheduled</span>' in listed
+    assert post_id not in dashboard.get("/dashboard/posts?when=now").text
+    run_queue(rt, clock)
+    assert client.get(f"/v1/posts/{post_id}", headers=auth).json()["status"] == "pending"
+    clock.advance(minutes=5)
+    run_queue(rt, clock)
+    page = dashboard.get(f"/dashboard/posts/{post_id}").text
+    assert '<span class="badge completed">completed</span>' in page and "badge scheduled" not in page
+
+
+def test_a_publish_at_time_the_api_refuses_is_refused_with_its_message(dashboard, client, auth, x):
+    refused_alike(dashboard, client, auth, form_of([x["id"]], scheduled_at="2020-01-01T00:00"),
+                  {"caption": "Hello from the dashboard", "account_ids": [x["id"]], "sandbox": True,
+                   "scheduled_at": "2020-01-01T00:00:00Z"})
+
+
+def test_cancelling_asks_first_then_deletes_the_post_as_the_api_does(dashboard, client, auth, x):
+    created = create(dashboard, form_of([x["id"]], scheduled_at="2026-11-23T09:00"))
+    post_id = created.headers["location"].split("/")[-1].split("?")[0]
+    page = dashboard.get(f"/dashboard/posts/{post_id}").text
+    assert f'href="/dashboard/posts/{post_id}/cancel"' in page
+    assert "<h1>Cancel this post?</h1>" in dashboard.get(f"/dashboard/posts/{post_id}/cancel").text
+    done = send(dashboard, f"/dashboard/posts/{post_id}/cancel")
+    assert done.status_code == 303 and done.headers["location"] == "/dashboard/posts?done=cancelled"
+    assert client.get(f"/v1/posts/{post_id}", headers=auth).status_code == 404
+    assert "The post was cancelled" in dashboard.get(done.headers["location"]).text
+
+
+def test_a_post_a_worker_has_taken_cannot_be_cancelled_and_says_why_as_the_api_does(dashboard, client, auth, x, rt,
+                                                                                       clock):
+    created = create(dashboard, form_of([x["id"]]))
+    post_id = created.headers["location"].split("/")[-1].split("?")[0]
+    run_queue(rt, clock)
+    assert 'href="/dashboard/posts/{post_id}/cancel"' not in dashboard.get(f"/dashboard/posts/{post_id}").text
+    page = send(dashboard, f"/dashboard/posts/{post_id}/cancel")
+    api = client.delete(f"/v1/posts/{post_id}", headers=auth)
+    assert page.status_code == api.status_code == 409
+    assert api.json()["error"]["message"] in html.unescape(page.text)
+    assert client.get(f"/v1/posts/{post_id}", headers=auth).json()["status"] == "completed"

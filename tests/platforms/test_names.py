@@ -1,6 +1,8 @@
 """The pages an end user sees name each platform as people know it, never by its API id."""
 import pytest
 
+from fanout.platforms import NAMES as TITLES
+
 from ..conftest import open_connect_url, run_queue, upload_post
 
 NAMES = {"instagram": "Instagram", "threads": "Threads", "tiktok": "TikTok", "x": "X"}
@@ -17,7 +19,8 @@ def test_the_confirmation_page_names_the_platform(client, auth, platform):
 def test_the_unknown_platform_page_names_the_platforms_there_are(client):
     page = client.get("/connect/myspace?session=abc")
     assert page.status_code == 404
-    assert "Fanout connects Instagram, Threads, TikTok and X." in page.text
+    titles = list(TITLES.values())
+    assert f"Fanout connects {', '.join(titles[:-1])} and {titles[-1]}." in page.text
 
 
 def test_the_sandbox_page_names_the_platform(client, auth, accounts, rt, clock):

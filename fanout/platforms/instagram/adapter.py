@@ -10,7 +10,8 @@ A post is published through containers as fanout/platforms/graph.py describes: a
 container, a Reel (`REELS`), or a carousel's items (`is_carousel_item`, videos as `VIDEO`)
 and then its parent (`CAROUSEL`); each read until FINISHED within
 `FANOUT_INSTAGRAM_CONTAINER_WINDOW` seconds; the publishing limit read before anything is
-created and again before `media_publish`; then the permalink.
+created and again before `media_publish`; then the permalink; then the first comment, if
+the post has one (`POST /{media}/comments`).
 """
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
-from ...target_errors import UNSUPPORTED
+from ...target_errors import UNKNOWN, UNSUPPORTED
 from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step, failed
 from ..base import expiry
 from ..graph import Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
@@ -30,7 +31,8 @@ from .errors import MAPPING
 from ..http import PlatformResponse
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
-SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
+# `instagram_business_manage_comments`: for a post's first comment.
+SCOPES = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
 # The names base.Adapter reads.
 hosts, scopes = HOSTS, SCOPES
 
@@ -168,11 +170,12 @@ class _Instagram(Containers):
     media_edge, publish_edge, limit_edge = "media", "media_publish", "content_publishing_limit"
     caption_field, status_fields = "caption", "status_code,status"
     quota_first = True  # the excess fails before a container counts against the 400 a day
+    OPTIONS = ("share_to_feed", "cover_url", "thumb_offset", "collaborators", "location_id")
 
     def single(self) -> dict:
-        if not self.job.media:  # the API refuses such a post at create; never sent
+        if not self.part.media:  # the API refuses such a post at create; never sent
             raise Stop(failed(UNSUPPORTED, f"{TITLE} posts need an image or a video"))
-        media = self.job.media[0]
+        media = self.part.media[0]
         if media.get("type") == "video":
             return {"media_type": "REELS", "video_url": media["url"], **self.caption("caption")}
         return {"image_url": media["url"], **self.caption("caption")}
@@ -185,6 +188,26 @@ class _Instagram(Containers):
 
     def carousel(self, children: list[str]) -> dict:
         return {"media_type": "CAROUSEL", "children": ",".join(children), **self.caption("caption")}
+
+    def publish_comment(self) -> None:
+        """The first comment, on the published media (`POST /{media}/comments`). A comment
+        whose answer was lost is looked for among the media's comments before it is sent
+        again."""
+        media = quote(self.state["thread"][0]["id"], safe="")
+        if self.state.get("creating") == "comment":
+            mine = [c for c in self.get(f"{self.api}/{media}/comments", fields="id,text,username,timestamp",
+                                        limit="50").get("data") or ()
+                    if isinstance(c, dict) and c.get("text") == self.job.first_comment
+                    and c.get("username") in (None, self.job.username)]
+            if mine:
+                self.state["post"] = str(mine[0]["id"])
+                return self.part_out(None)
+            del self.state["creating"]
+        body = self.send_creating("comment", f"{self.api}/{media}/comments", {"message": self.job.first_comment})
+        if not body.get("id"):
+            raise Stop(failed(UNKNOWN, f"{TITLE} answered the comment without an id"))
+        self.state["post"] = str(body["id"])
+        return self.part_out(None)
 
     def container_status(self, body: Mapping[str, Any]) -> str | None:
         return body.get("status_code")

@@ -1,6 +1,6 @@
 """Instagram's error table: what Instagram answers -> the target's error code (fanout/target_errors.py),
 read by fanout/platforms/mapping.py (docs/platforms.md#instagram)."""
-from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN
+from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, OPTION, RATE, UNKNOWN
 from ..graph import NOT_READY
 from ..mapping import Rule
 
@@ -19,8 +19,11 @@ MAPPING: tuple[Rule, ...] = (
     Rule("subcode", (2207008,), EXPIRED, repeats=2),
     Rule("subcode", (2207052, 2207003, 2207077), DOWNLOAD),  # could not fetch our URL
     Rule("subcode", (2207010, 2207040), CAPTION),  # 2200 characters / 30 hashtags, 20 @ tags
-    Rule("subcode", (2207004, 2207005, 2207009, 2207026, 2207023, 2207028, 2207057,
+    Rule("subcode", (2207057,), OPTION),  # thumb_offset not within the video
+    Rule("subcode", (2207004, 2207005, 2207009, 2207026, 2207023, 2207028,
                      2207051), MEDIA),  # size, format, aspect ratio...; 2207051 spam: our choice
+    # An option of InstagramOptions refused ("param collaborators is not allowed", an unknown location).
+    Rule("message", ("collaborators", "location_id", "cover_url", "share_to_feed", "thumb_offset"), OPTION),
     Rule("subcode", (2207001, 2207032, 2207053, 2207082), UNKNOWN, transient=True),  # server errors
     Rule("subcode", (2207050,), UNKNOWN),  # the account is restricted
     Rule("code", (10, *range(200, 300)), AUTH),  # a permission missing: reconnect

@@ -3,8 +3,30 @@
 from fractions import Fraction
 
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules
-from .text import hashtag_count, instagram_length, mention_count
+from ...target_errors import OPTION
+from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules, TextCap
+from .text import hashtag_count, instagram_length, link_count, mention_count
+
+# A Reel's options (openapi.yaml, `InstagramOptions`): Instagram takes them on a Reel's
+# container only.
+REEL_ONLY = ("share_to_feed", "cover_url", "thumb_offset")
+
+
+def options_problem(options, media) -> tuple[str, str] | None:
+    """Options this content cannot take: a Reel's on anything but one video."""
+    reel = len(media) == 1 and media[0]["type"] == "video"
+    for name in REEL_ONLY:
+        if name in options and not reel:
+            return OPTION, (f"options.{name} is for a Reel (one video); this instagram post is "
+                            f"{_kind(media)}")
+    return None
+
+
+def _kind(media) -> str:
+    if len(media) > 1:
+        return f"a carousel of {len(media)} items"
+    return "an image" if media else "text only"
+
 
 RULES = PlatformRules(
     platform="instagram",
@@ -15,6 +37,12 @@ RULES = PlatformRules(
     caption_unit="",
     counted=(CountedCap(30, hashtag_count, "hashtags"), CountedCap(20, mention_count, "@mentions")),
     text_only=False,
+    # Comments through the API: "cannot exceed 300 characters", "no more than 4 hashtags",
+    # "no more than 1 URL" (Instagram's API rules for comments [S]; the Graph API reference
+    # states none): counted as captions are.
+    comment_cap=TextCap(300, instagram_length, "", (CountedCap(4, hashtag_count, "hashtags"),
+                                                    CountedCap(1, link_count, "distinct links"))),
+    options_problem=options_problem,
     # "JPEG is the only image format supported" (MPO and JPS named as not supported);
     # Reels: "MOV or MP4".
     image_extensions=JPEG,

@@ -1,9 +1,10 @@
-"""Instagram's caption counts (docs/platforms.md#instagram): its length, hashtags and @mentions."""
+"""Instagram's caption counts (docs/platforms.md#instagram): its length, hashtags and @mentions,
+and a comment's links."""
 from __future__ import annotations
 
 import re
 
-from ..text import nfc
+from ..text import extract_urls, nfc
 
 
 def instagram_length(s: str) -> int:
@@ -26,3 +27,9 @@ def hashtag_count(s: str) -> int:
 def mention_count(s: str) -> int:
     """@mentions in a caption, for Instagram's 20 "@ tags" cap."""
     return len(_MENTION.findall(s))
+
+
+def link_count(s: str) -> int:
+    """Distinct links in a comment, for Instagram's one-link cap on comments posted through
+    its API [U: links found as on X and Threads; letter case and a final `/` ignored]."""
+    return len({url.lower().rstrip("/") for url in extract_urls(s)})

@@ -4,7 +4,8 @@ Wire format: authorize on threads.net, everything else on graph.threads.net unde
 Graph-style error envelopes. A post is published through containers as
 fanout/platforms/graph.py describes: a TEXT, IMAGE or VIDEO container (or a carousel's
 items and parent), read until FINISHED within `FANOUT_THREADS_CONTAINER_WINDOW` seconds,
-`threads_publish`, then the permalink.
+`threads_publish`, then the permalink. A thread's further parts and the first comment are
+replies (`reply_to_id`) published the same way.
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from ..mapping import scrub
 from .errors import MAPPING
 
 HOSTS = ("threads.net", "graph.threads.net")
-SCOPES = ("threads_basic", "threads_content_publish")
+# `threads_manage_replies`: for replies, the parts of a thread after the first and a
+# first comment.
+SCOPES = ("threads_basic", "threads_content_publish", "threads_manage_replies")
 # The names base.Adapter reads.
 hosts, scopes = HOSTS, SCOPES
 
@@ -118,11 +121,13 @@ class _Threads(Containers):
     title, mapping, daily_posts, poll = TITLE, MAPPING, DAILY_POSTS, POLL
     media_edge, publish_edge, limit_edge = "threads", "threads_publish", "threads_publishing_limit"
     caption_field, status_fields = "text", "status,error_message"
+    reply_param, replies_edge = "reply_to_id", "replies"
+    OPTIONS = ("reply_control", "topic_tag", "quote_post_id")
 
     def single(self) -> dict:
-        if not self.job.media:
-            return {"media_type": "TEXT", "text": self.job.caption}
-        return {**self.item(self.job.media[0]), **self.caption("text")}
+        if not self.part.media:
+            return {"media_type": "TEXT", "text": self.part.caption}
+        return {**self.item(self.part.media[0]), **self.caption("text")}
 
     def item(self, media: Mapping[str, str]) -> dict:
         if media.get("type") == "video":

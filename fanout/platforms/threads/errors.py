@@ -1,6 +1,6 @@
 """Threads's error table: what Threads answers -> the target's error code (fanout/target_errors.py),
 read by fanout/platforms/mapping.py (docs/platforms.md#threads)."""
-from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, RATE, UNKNOWN
+from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, OPTION, RATE, UNKNOWN
 from ..mapping import Rule
 
 # Read top to bottom, the first matching row wins: the body before the HTTP status, and in
@@ -14,6 +14,7 @@ MAPPING: tuple[Rule, ...] = (
     Rule("message", ("error validating access token",), AUTH),
     Rule("message", ("text must be at most 500 characters", "threads_api__link_limit_exceeded"), CAPTION),
     Rule("message", ("media could not be fetched from this uri",), DOWNLOAD),
+    Rule("message", ("quote_post_id", "reply_control", "topic_tag"), OPTION),  # ThreadsOptions refused
     Rule("code", (190, 10, *range(200, 300)), AUTH),
     Rule("code", (4, 9, 17, 32, 613), RATE),
     Rule("code", (4279013,), UNKNOWN),

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ...target_errors import EXPIRED, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
+from ...target_errors import EXPIRED, OPTION, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
 from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
@@ -71,6 +71,12 @@ POLL = _dt.timedelta(seconds=10)  # while TikTok processes the post
 MODERATION_POLL = _dt.timedelta(seconds=60)  # while a published post awaits its public id
 MODERATION_WAIT = _dt.timedelta(minutes=30)  # then it is settled published without a URL
 VIDEO_TYPES = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
+# openapi.yaml `TiktokOptions`, sent in `post_info` as TikTok names them (privacy_level
+# and the three the creator may have turned off are chosen in `post_info`).
+OPTION_FIELDS = ("privacy_level", "disable_comment", "disable_duet", "disable_stitch", "brand_content_toggle",
+                 "brand_organic_toggle", "is_aigc", "auto_add_music")
+CREATOR_OFF = (("disable_comment", "comment_disabled", "comments"), ("disable_duet", "duet_disabled", "duets"),
+               ("disable_stitch", "stitch_disabled", "stitches"))
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,10 @@ class Answer:
     message: str = ""
 
     def signal(self, name: str):
+        if name == "option":  # invalid_param naming one of TiktokOptions' fields
+            words = self.message.lower()
+            return self.code in ("invalid_param", "invalid_params") and any(
+                option in words for option in OPTION_FIELDS) or None
         if name == "length":
             words = self.message.lower()
             return self.code in ("invalid_param", "invalid_params") and (
@@ -334,8 +344,10 @@ class _Posting(Steps):
                                                                                          "disable_stitch")}
         if self.job.caption:
             info["description"] = self.job.caption
+        if self.job.options.get("title"):
+            info["title"] = self.job.options["title"]
         return self.init("photo", "content/init/", {
-            "post_info": {**info, "auto_add_music": True},
+            "post_info": {**info, "auto_add_music": self.job.options.get("auto_add_music", True)},
             # 0-based: the first photo is the cover.
             "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": 0,
                             "photo_images": [item["url"] for item in photos]},
@@ -416,19 +428,33 @@ class _Posting(Steps):
         return data
 
     def post_info(self, creator: Mapping[str, Any], *, title: bool) -> dict:
+        """The post's `post_info`: the privacy level (the post's option, else the server's
+        setting, else the most public the creator is offered), the creator's settings with
+        the post's options, the title."""
         options = [o for o in creator.get("privacy_level_options") or [] if isinstance(o, str)]
-        wanted = self.settings.of("tiktok").privacy_level
+        offered = ", ".join(options) or "no level"
+        chosen = self.job.options.get("privacy_level")
+        if chosen is not None and chosen not in options:
+            raise Stop(failed(OPTION, f"options.privacy_level is {chosen}, which TikTok does not offer this creator; "
+                                      f"it offers {offered}"))
+        wanted = chosen or self.settings.of("tiktok").privacy_level
         if wanted is not None and wanted not in options:
             raise Stop(failed(UNKNOWN, f"FANOUT_TIKTOK_PRIVACY_LEVEL is {wanted}, which this creator does not "
-                                        f"offer; TikTok offers {', '.join(options) or 'no level'}"))
+                                        f"offer; TikTok offers {offered}"))
         level = wanted or next((o for o in PRIVACY_ORDER if o in options), options[0] if options else None)
         if level is None:
             raise Stop(failed(UNKNOWN, f"{TITLE} offers this creator no privacy level to post with"))
-        info = {"privacy_level": level,
-                # A setting the creator turned off stays off (TikTok's content sharing guidelines).
-                "disable_comment": bool(creator.get("comment_disabled")),
-                "disable_duet": bool(creator.get("duet_disabled")),
-                "disable_stitch": bool(creator.get("stitch_disabled"))}
+        info: dict[str, Any] = {"privacy_level": level}
+        for option, setting, noun in CREATOR_OFF:
+            # A setting the creator turned off stays off (TikTok's content sharing guidelines).
+            off, asked = bool(creator.get(setting)), self.job.options.get(option)
+            if off and asked is False:
+                raise Stop(failed(OPTION, f"options.{option} is false, but this creator turned {noun} off on "
+                                          f"{TITLE}, where they stay off"))
+            info[option] = off or bool(asked)
+        for option in ("brand_content_toggle", "brand_organic_toggle", "is_aigc"):
+            if option in self.job.options:
+                info[option] = bool(self.job.options[option])
         if title and self.job.caption:
             info["title"] = self.job.caption
         return info

@@ -1,6 +1,6 @@
 """TikTok's error table: what TikTok answers -> the target's error code (fanout/target_errors.py),
 read by fanout/platforms/mapping.py (docs/platforms.md#tiktok)."""
-from ...target_errors import AUTH, CAPTION, DOWNLOAD, MEDIA, RATE, UNKNOWN, UNVERIFIED
+from ...target_errors import AUTH, CAPTION, DOWNLOAD, MEDIA, OPTION, RATE, UNKNOWN, UNVERIFIED
 from ..mapping import Rule
 
 # Read top to bottom, the first matching row wins: `error.code` (or a status's
@@ -12,6 +12,10 @@ MAPPING: tuple[Rule, ...] = (
     Rule("code", ("url_ownership_unverified",), UNVERIFIED),
     Rule("code", ("invalid_file_upload",), MEDIA),
     Rule("length", (True,), CAPTION),  # invalid_param about the title's or description's length
+    # The privacy level is not one the creator is offered (an unaudited app: SELF_ONLY only),
+    # or TikTok refused another option of TiktokOptions for this account.
+    Rule("code", ("privacy_level_option_mismatch", "unaudited_client_can_only_post_to_private_accounts"), OPTION),
+    Rule("option", (True,), OPTION),
     Rule("code", ("internal_error",), UNKNOWN, transient=True),
     Rule("fail_reason", ("video_pull_failed", "photo_pull_failed"), DOWNLOAD),
     Rule("fail_reason", ("file_format_check_failed", "duration_check_failed", "frame_rate_check_failed",

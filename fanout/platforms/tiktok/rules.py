@@ -1,8 +1,30 @@
 """TikTok's caption and media rules (docs/platforms.md#tiktok), on fanout/platforms/rules.py's
 `PlatformRules`."""
 from ...media import MB, MediaLimits
+from ...target_errors import CAPTION, OPTION
 from ..rules import JPEG, MOV, MP4, PlatformRules
 from ..text import utf16_len
+
+# openapi.yaml, `TiktokOptions`: what only a photo post or only a video takes.
+PHOTO_ONLY = ("title", "auto_add_music")
+VIDEO_ONLY = ("disable_duet", "disable_stitch")
+PHOTO_TITLE_LIMIT = 90  # UTF-16 units [S]
+
+
+def options_problem(options, media) -> tuple[str, str] | None:
+    """Options this content cannot take: a photo post's on a video and the other way round,
+    and a photo title over its cap."""
+    photos = any(item["type"] == "image" for item in media)
+    for name in VIDEO_ONLY if photos else PHOTO_ONLY:
+        if name in options:
+            kind, other = ("a video", "a photo post") if photos else ("a photo post", "a video")
+            return OPTION, f"options.{name} is for {kind}; this tiktok post is {other}"
+    title = options.get("title")
+    if title is not None and (length := utf16_len(title)) > PHOTO_TITLE_LIMIT:
+        return CAPTION, (f"options.title is {length} characters in UTF-16 code units; tiktok allows "
+                         f"{PHOTO_TITLE_LIMIT} for a photo post's title")
+    return None
+
 
 RULES = PlatformRules(
     platform="tiktok",
@@ -14,6 +36,7 @@ RULES = PlatformRules(
     caption_length=utf16_len,
     caption_unit=" in UTF-16 code units",
     text_only=False,
+    options_problem=options_problem,
     # photos "JPEG or WEBP (PNG not accepted on photo posts)" [S];
     # video "MP4 (recommended), WebM, MOV".
     image_extensions=JPEG | {"webp"},

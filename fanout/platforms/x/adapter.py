@@ -10,18 +10,22 @@ A post is published in steps over saved state:
    append, finalize);
 2. media X processes (videos, GIFs) is read back (`STATUS`) until it succeeded, a
    scheduled step at a time;
-3. `POST /2/tweets` with the text and up to 4 media ids; `external_url` is
-   `https://x.com/{username}/status/{id}`.
+3. `POST /2/tweets` with the text and up to 4 media ids (and the post's options, on the
+   first post); `external_url` is `https://x.com/{username}/status/{id}`.
+A thread's further parts follow the same steps, each a reply to the part before it
+(`reply.in_reply_to_tweet_id`), then the first comment, a reply to the first post; the
+target is published, with the first post's permalink, once every part is out.
 
-Never twice: the post is the one call that must not be repeated blindly. A marker is saved
-before it; a step that finds the marker without the post's id reads the account's recent
-posts for the same text first, and sends again only when it is not there (X itself then
+Never twice: the post is the one call that must not be repeated blindly, for each part and
+the comment. A marker is saved before it; a step that finds the marker without the post's
+id reads the account's recent posts for the same text (and parent) first, and sends again only when it is not there (X itself then
 refuses a duplicate, which is taken as the sign that the first one went out). Uploads may
 be repeated: media nobody posts expires.
 """
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as _dt
 import hashlib
 import html
@@ -36,7 +40,7 @@ from urllib.parse import quote, urlencode
 
 from ...target_errors import AUTH, EXPIRED, MEDIA, RATE, UNKNOWN
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Part, Result, Retry, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..http import PlatformResponse, PlatformUnreachable
@@ -74,6 +78,8 @@ CLOCK_SKEW = _dt.timedelta(minutes=10)
 # RECENT_PAGE (X's largest), at most RECENT_PAGES of them: the account may have posted
 # many since.
 RECENT_PAGE, RECENT_PAGES = 100, 5
+# openapi.yaml `XOptions`: sent as X names them, on the first post of a thread.
+OPTIONS = ("reply_settings", "quote_tweet_id")
 # Scopes without which an account cannot publish: connecting it fails at once.
 NEEDED = ("tweet.write", "users.read", "media.write")
 
@@ -235,33 +241,112 @@ def permalink(username: str, post_id: str) -> str:
 _URL = re.compile(r"https?://\S+", re.IGNORECASE)
 
 
-def same_text(sent: str, stored: str) -> bool:
+_MENTIONS = re.compile(r"^(?:@\w+\s+)+")
+
+
+def same_text(sent: str, stored: str, *, reply: bool = False) -> bool:
     """Whether a post X lists is the one we sent: X shortens every link (t.co), escapes
-    &, < and >, and may end a post with its media's link."""
+    &, < and >, may end a post with its media's link, and may start a reply with the
+    handles it answers."""
     def norm(text: str) -> str:
         return " ".join(_URL.sub("\u2060", unicodedata.normalize("NFC", text)).split())
     ours, theirs = norm(sent), norm(html.unescape(stored))
+    if reply and not ours.startswith("@"):
+        theirs = _MENTIONS.sub("", theirs)
     return theirs == ours or (theirs.startswith(ours) and not theirs[len(ours):].replace("\u2060", "").strip())
 
 
 class _Posting(Steps):
     """One step (fanout/platforms/steps.py). State keys (all JSON):
-    - `media`: per item, in the post's order: {id, expires_at, ready, since?, check_at?}
-      (`since`: when X took it and began processing it);
-    - `creating`: "tweet" while the post may be in flight, with `tweet_at`;
-    - `resent`: the post is being sent again after it was not found (a duplicate refusal
-      then means the first one went out);
-    - `post`: the post's id; `lookups`: how often recent posts were searched.
+    - `thread`: the ids of the parts posted so far, in order (the first post first);
+    - for the post being made (the next part, or the first comment once every part is out):
+      `media`: per item, in its order: {id, expires_at, ready, since?, check_at?}
+      (`since`: when X took it and began processing it); `creating`: "tweet" while the
+      post may be in flight, with `tweet_at`; `resent`: it is being sent again after it
+      was not found (a duplicate refusal then means the first one went out); `lookups`:
+      how often recent posts were searched for it; `post`: its id (a state saved before
+      the thread existed);
+    - `comment`: the first comment's id, once posted.
     """
 
+    PART_KEYS = ("media", "creating", "tweet_at", "resent", "lookups", "post")
+
+    def __init__(self, step: Step, job: Job):
+        super().__init__(step, job)
+        self.index = 0  # the part being posted; len(job.parts) for the first comment
+
+    # -- the sequence: the parts in order, each a reply to the one before, then the comment
+
+    @property
+    def commenting(self) -> bool:
+        return self.index == len(self.job.parts)
+
+    @property
+    def part(self) -> Part:
+        return Part(self.job.first_comment or "") if self.commenting else self.job.parts[self.index]
+
+    @property
+    def reply_to(self) -> str | None:
+        """The post this one replies to: the part before it; the first post for the comment."""
+        posted = self.state["thread"]
+        if self.commenting:
+            return posted[0]
+        return posted[self.index - 1] if self.index else None
+
     def next(self) -> Result:
-        if self.state.get("post"):
-            return Done(Outcome(external_url=permalink(self.job.username, self.state["post"])))
+        posted = self.state.setdefault("thread", [])
+        if self.state.get("post") and not posted:  # the first post, saved before threads
+            self.settle(self.state["post"])
+        while len(posted) < len(self.job.parts):
+            self.index = len(posted)
+            result = self.within_part(self.publish_part)
+            if result is not None:
+                return result
+        if self.job.first_comment is not None and not self.state.get("comment"):
+            self.index = len(self.job.parts)
+            result = self.within_part(self.publish_part)
+            if result is not None:
+                return result
+        return Done(self.published())
+
+    def published(self) -> Outcome:
+        return Outcome(external_url=permalink(self.job.username, self.state["thread"][0]))
+
+    def within_part(self, publish) -> Result | None:
+        """Publish the current part (None once it is out), its failures said as the part's:
+        a later part's name the part and what is out; the comment's leave the target
+        published with `first_comment_error`."""
+        try:
+            result = publish()
+        except Stop as stop:
+            result = stop.result
+        if result is None or not (self.index or self.commenting):
+            return result
+        if self.commenting:
+            if isinstance(result, Retry):
+                return dataclasses.replace(result, settles=self.published())
+            if isinstance(result, Done) and not result.outcome.published:
+                return Done(dataclasses.replace(self.published(), first_comment_error=result.outcome.error_message))
+            return result
+        if isinstance(result, Retry):
+            return dataclasses.replace(result, context=self.where())
+        if isinstance(result, Done) and not result.outcome.published:
+            return Done(dataclasses.replace(result.outcome, error_message=f"{self.where()}: "
+                                                                          f"{result.outcome.error_message}"))
+        return result
+
+    def where(self) -> str:
+        """The part being posted and the permalinks of those already out, for messages."""
+        out = ", ".join(permalink(self.job.username, i) for i in self.state["thread"])
+        return (f"part {self.index + 1} of {len(self.job.parts)} (thread[{self.index - 1}]) was not posted; "
+                f"already published: {out}")
+
+    def publish_part(self) -> Result | None:
         if self.state.get("creating") == "tweet":
             return self.reconcile()
         self.check_limits()
         items = self.state.setdefault("media", [])
-        for index in range(len(items), len(self.job.media)):
+        for index in range(len(items), len(self.part.media)):
             items.append(self.upload(index))
             self.saved()
         waiting = [w for w in (self.until_ready(item) for item in items) if w is not None]
@@ -290,11 +375,12 @@ class _Posting(Steps):
         # Imported here: Pillow and mutagen load only in the processes that publish.
         from ...outbound.media_fetch import MediaProblem, fetch
 
-        item = self.job.media[index]
+        item = self.part.media[index]
         self.saved()  # renews the lease (and stops here if it was lost) before a long upload
+        where = f"thread[{self.index - 1}]." if self.index else ""
         try:
             media = fetch(self.step.outbound, item["url"], RULES.media_limits, item["type"],
-                          label=f"media[{index}]")
+                          label=f"{where}media[{index}]")
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None
         with media:
@@ -361,12 +447,16 @@ class _Posting(Steps):
 
     # -- the post
 
-    def post(self) -> Result:
+    def post(self) -> Result | None:
         payload: dict[str, Any] = {}
-        if self.job.caption:
-            payload["text"] = self.job.caption
+        if self.part.caption:
+            payload["text"] = self.part.caption
         if self.state["media"]:
             payload["media"] = {"media_ids": [item["id"] for item in self.state["media"]]}
+        if self.reply_to:
+            payload["reply"] = {"in_reply_to_tweet_id": self.reply_to}
+        elif self.index == 0:
+            payload.update({k: v for k, v in self.job.options.items() if k in OPTIONS})
         self.state["creating"], self.state["tweet_at"] = "tweet", self.now.isoformat()
         self.saved()
         try:
@@ -378,13 +468,18 @@ class _Posting(Steps):
             return self.look_again(f"{TITLE} answered the post without its id")
         return self.settle(str(post_id))
 
-    def settle(self, post_id: str) -> Done:
-        self.state.pop("creating", None)
-        self.state["post"] = post_id
+    def settle(self, post_id: str) -> None:
+        """The current post is out: its id joins the thread (or is the comment's), saved."""
+        for key in self.PART_KEYS:
+            self.state.pop(key, None)
+        if self.commenting:
+            self.state["comment"] = post_id
+        else:
+            self.state["thread"].append(post_id)
         self.saved()
-        return Done(Outcome(external_url=permalink(self.job.username, post_id)))
+        return None
 
-    def reconcile(self) -> Result:
+    def reconcile(self) -> Result | None:
         """A post may or may not have gone out: look for it before sending anything."""
         since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
         try:
@@ -397,7 +492,11 @@ class _Posting(Steps):
             # again is refused as a duplicate if the first went out.
             recent = []
         for post in recent:
-            if not same_text(self.job.caption, str(post.get("text") or "")):
+            if not same_text(self.part.caption, str(post.get("text") or ""), reply=bool(self.reply_to)):
+                continue
+            replied = [r.get("id") for r in post.get("referenced_tweets") or ()
+                       if isinstance(r, dict) and r.get("type") == "replied_to"]
+            if self.reply_to and replied and replied != [self.reply_to]:
                 continue
             created = _platform_time(post.get("created_at"))
             if created is None or created >= since:
@@ -414,7 +513,7 @@ class _Posting(Steps):
         posts: list[Mapping[str, Any]] = []
         token = None
         for _ in range(RECENT_PAGES):
-            params = {"max_results": str(RECENT_PAGE), "tweet.fields": "created_at"}
+            params = {"max_results": str(RECENT_PAGE), "tweet.fields": "created_at,referenced_tweets"}
             if token:
                 params["pagination_token"] = token
             body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets", params=params)
@@ -429,10 +528,19 @@ class _Posting(Steps):
 
     def look_again(self, reason: str) -> Result:
         """The post is out but its id is not known: read again later, and after LOOKUPS
-        tries settle it as published without a URL (never failed: it is out)."""
+        tries settle it as published without a URL (never failed: it is out). A thread
+        cannot go on without it (its next part replies to it): that target fails, saying
+        what is out."""
         self.state["lookups"] = self.state.get("lookups", 0) + 1
         if self.state["lookups"] >= LOOKUPS:
-            return Done(Outcome())
+            if self.commenting:
+                return Done(dataclasses.replace(self.published(), first_comment_error=(
+                    f"{TITLE} took the first comment but never said its id; it may be there")))
+            if len(self.job.parts) == 1 and self.job.first_comment is None:
+                return Done(Outcome())
+            out = ", ".join(permalink(self.job.username, i) for i in self.state["thread"])
+            return failed(UNKNOWN, f"{TITLE} took part {self.index + 1} of the thread but never said its id, so "
+                                   "nothing could reply to it" + (f"; already published: {out}" if out else ""))
         self.state["creating"] = "tweet"
         return self.retry(reason)
 

@@ -50,6 +50,8 @@ class GraphOAuth(Consent):
 
     TOKEN_PREFIX = "EAA"
     SCOPES: tuple[str, str] = ("", "")  # (needed by every call, needed by publishing calls too)
+    # Scopes some calls need besides (replies, comments); a token issued by hand has them too.
+    MORE_SCOPES: tuple[str, ...] = ()
     GRANT_PREFIX = ""  # grant_type is <prefix>_exchange_token for GET /access_token, <prefix>_refresh_token
     CODE_TTL = dt.timedelta(hours=1)
     MISSING_TOKEN = (190, "Invalid OAuth access token - Cannot parse access token")  # (code, message)
@@ -80,7 +82,8 @@ class GraphOAuth(Consent):
             uid = str(user_id or self._consenting)
             if uid not in self._users:
                 raise KeyError(f"no user {uid}")
-            return self._issue(uid, long_lived, frozenset(self.SCOPES if scopes is None else scopes)).value
+            scopes = (*self.SCOPES, *self.MORE_SCOPES) if scopes is None else scopes
+            return self._issue(uid, long_lived, frozenset(scopes)).value
 
     def revoke_tokens(self, user_id: str | None = None) -> int:
         """Every token of the user (default: the consenting one) stops working."""
@@ -204,11 +207,12 @@ class GraphOAuth(Consent):
                              f"The current time is {_long_time(now)}.", code=190, subcode=463)
         return token
 
-    def _auth(self, request: Request, uid: str | None = None, *, publishing: bool = False) -> Token:
-        """The call's valid token, with the scopes the call needs, for `uid` (None, `me` or
-        the token's user)."""
+    def _auth(self, request: Request, uid: str | None = None, *, publishing: bool = False,
+              also: tuple[str, ...] = ()) -> Token:
+        """The call's valid token, with the scopes the call needs (`also`: more of them), for
+        `uid` (None, `me` or the token's user)."""
         token = self._valid_token(request.params.get("access_token") or request.bearer())
-        needed = self.SCOPES if publishing else self.SCOPES[:1]
+        needed = (*(self.SCOPES if publishing else self.SCOPES[:1]), *also)
         if not all(scope in token.scopes for scope in needed):
             raise GraphError("(#10) Application does not have permission for this action", code=10)
         if uid is not None and uid not in ("me", token.user_id):

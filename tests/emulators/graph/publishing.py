@@ -21,6 +21,7 @@ from ..wire import Request, Response
 
 CONTAINER_TTL = dt.timedelta(hours=24)  # "not published within 24 hours" -> EXPIRED
 QUOTA_WINDOW = dt.timedelta(hours=24)
+REPLY_QUOTA = 1000  # "1,000 replies / 24 h" (Threads)
 IMAGE_LIMIT = 8 * 1024 * 1024  # "8 MB"; read as MiB, as Instagram's error states it
 
 IN_PROGRESS, FINISHED, ERROR, EXPIRED, PUBLISHED = "IN_PROGRESS", "FINISHED", "ERROR", "EXPIRED", "PUBLISHED"
@@ -214,6 +215,7 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
         self.redirect_uris = set(redirect_uris) if redirect_uris is not None else None
         self.processing_seconds = {**self.DEFAULT_PROCESSING, **(processing_seconds or {})}
         self.publish_quota = publish_quota
+        self.reply_quota = REPLY_QUOTA  # Threads: replies per rolling 24 h, counted apart from posts
         self._ids = itertools.count(18_000_000_000_000_001)  # users, containers, media
         self._users = {user.id: user for user in (u if isinstance(u, self.USER) else self.USER(*u) for u in users)}
         self._consenting = next(iter(self._users), None)
@@ -331,7 +333,7 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
         """Whether a carousel item in `status` is refused as a child."""
         return status in (EXPIRED, PUBLISHED)
 
-    def _limit_fields(self, usage: int) -> dict[str, Callable[[], Any]]:
+    def _limit_fields(self, usage: int, replies: int = 0) -> dict[str, Callable[[], Any]]:
         window = int(QUOTA_WINDOW.total_seconds())
         return {"quota_usage": lambda: usage,
                 "config": lambda: {"quota_total": self.publish_quota, "quota_duration": window}}
@@ -411,11 +413,14 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
             status, message = status_of(container, now, self._containers)
             if container.is_carousel_item or status != FINISHED:
                 raise self._publish_refusal(creation_id, container, status, message)
-            if self._quota_usage(token.user_id, now) >= self.publish_quota:
+            replies = bool(container.params.get("reply_to_id"))
+            quota = self.reply_quota if replies else self.publish_quota
+            if self._quota_usage(token.user_id, now, replies) >= quota:
+                kind = "replies" if replies else "posts"
                 raise GraphError(
-                    "You reached maximum number of posts that is allowed to be published by Content Publishing API.",
+                    f"You reached maximum number of {kind} that is allowed to be published by Content Publishing API.",
                     code=9, subcode=2207042, is_transient=False, error_user_title="Publishing limit reached",
-                    error_user_msg=f"This profile has published {self.publish_quota} posts in 24 hours.")
+                    error_user_msg=f"This profile has published {quota} {kind} in 24 hours.")
             post = self._new_post(container, now)
         return Response.json(200, {"id": post.id})
 
@@ -435,17 +440,27 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
         self._posts.append(post)
         return post
 
-    def _quota_usage(self, user_id: str, now: dt.datetime) -> int:
-        return sum(1 for p in self._posts if p.user_id == user_id and now - p.published_at < QUOTA_WINDOW)
+    def _quota_usage(self, user_id: str, now: dt.datetime, replies: bool = False) -> int:
+        """Posts (or replies, which Threads counts apart) of the user in the last 24 hours."""
+        return sum(1 for p in self._posts if p.user_id == user_id and now - p.published_at < QUOTA_WINDOW
+                   and bool(getattr(p, "reply_to_id", None)) == replies)
 
     def _publishing_limit(self, request: Request, uid: str) -> Response:
         fields = requested_fields(request.params.get("fields"), self.LIMIT_DEFAULT_FIELDS)
         with self.lock:
             token = self._auth(request, uid, publishing=True)
             usage = self._quota_usage(token.user_id, self.clock.now())
-        return Response.json(200, {"data": [self._select(fields, self._limit_fields(usage), "PublishingLimit")]})
+            replies = self._quota_usage(token.user_id, self.clock.now(), replies=True)
+        return Response.json(200, {"data": [self._select(fields, self._limit_fields(usage, replies),
+                                                         "PublishingLimit")]})
 
-    def _list_posts(self, request: Request, uid: str) -> Response:
+    def _listed(self, post) -> bool:
+        """Whether the user's post list shows `post` (Threads lists replies apart)."""
+        return True
+
+    def _list_posts(self, request: Request, uid: str, keep: Callable[[Any], bool] | None = None) -> Response:
+        """The user's posts (those `keep` takes, default `_listed`), newest first, paged."""
+        keep = keep or self._listed
         p = request.params
         fields = requested_fields(p.get("fields"))
         try:
@@ -457,7 +472,7 @@ class GraphEmulator(GraphOAuth, EmulatorServer):
             raise self._param_error("Params limit, after, since and until must be integers") from None
         with self.lock:
             token = self._auth(request, uid)
-            posts = [post for post in reversed(self._posts) if post.user_id == token.user_id
+            posts = [post for post in reversed(self._posts) if post.user_id == token.user_id and keep(post)
                      and (since is None or post.published_at.timestamp() >= since)
                      and (until is None or post.published_at.timestamp() <= until)]
         page = posts[start:start + limit]

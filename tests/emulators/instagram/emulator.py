@@ -13,16 +13,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable
 
-from ..graph import GraphError
+from ..graph import VERSION, GraphError, graph_time, requested_fields, unknown_object
 from ..graph.oauth import Token
 from ..graph.publishing import (QUOTA_WINDOW, ERROR, EXPIRED, FINISHED, PUBLISHED, Container, GraphEmulator, PostMedia,
                                shortcode)
-from .rules import DOWNLOAD_FAILED, check_caption, checked_outcome, fetch_image, fetch_video, media_fields
-from .state import MEDIA_TYPES, STATUS_TEXTS, InstagramUser, Post, upload_failed
+from .rules import (DOWNLOAD_FAILED, check_caption, check_comment, checked_outcome, container_options, fetch_image,
+                    fetch_video, media_fields)
+from .state import MEDIA_TYPES, STATUS_TEXTS, Comment, InstagramUser, Post, upload_failed
 from ..wire import Refusal, Request, Response
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish")
+COMMENTS_SCOPE = "instagram_business_manage_comments"
 ANSWER_SHAPES = ("data", "flat")
 CONTAINER_LIMIT = 400  # containers a user may create in a rolling 24 hours
 
@@ -38,6 +40,7 @@ class InstagramEmulator(GraphEmulator):
     CONTAINERS_ROUTE, PUBLISH_ROUTE, LIMIT_ROUTE = "media", "media_publish", "content_publishing_limit"
     LIMIT_DEFAULT_FIELDS = ("quota_usage",)
     USER_NODE, CONTAINER_NODE, MEDIA_NODE = "IGUser", "IGContainer", "IGMedia"
+    MORE_SCOPES = (COMMENTS_SCOPE,)
 
     def __init__(self, client_id: str = "instagram-app-id", client_secret: str = "instagram-app-secret", *,
                  users: Iterable[InstagramUser | tuple[str, ...]] | None = None,
@@ -49,6 +52,22 @@ class InstagramEmulator(GraphEmulator):
         self.container_limit = container_limit
         self.answer_shape = "data"
         self.controls.update(token_answer_shape=self.token_answer_shape)
+        self.route("POST", VERSION + r"/(?P<media_id>[0-9]+)/comments", self._create_comment)
+        self.route("GET", VERSION + r"/(?P<media_id>[0-9]+)/comments", self._list_comments)
+        self.views.update(comments=lambda: self.comments)
+
+    def _reset_state(self) -> None:
+        super()._reset_state()
+        self._comments: list[Comment] = []
+
+    @property
+    def comments(self) -> dict[str, list[Comment]]:
+        """Comments by media id, oldest first."""
+        with self.lock:
+            found: dict[str, list[Comment]] = {}
+            for comment in self._comments:
+                found.setdefault(comment.media_id, []).append(comment)
+            return found
 
     # --- controls -----------------------------------------------------------------------------
 
@@ -89,8 +108,9 @@ class InstagramEmulator(GraphEmulator):
         return {"data": [{"access_token": token.value, "user_id": token.user_id,
                           "permissions": ",".join(permissions)}]}
 
-    def _auth(self, request: Request, uid: str | None = None, *, publishing: bool = False) -> Token:
-        token = super()._auth(request, uid, publishing=publishing)
+    def _auth(self, request: Request, uid: str | None = None, *, publishing: bool = False,
+              also: tuple[str, ...] = ()) -> Token:
+        token = super()._auth(request, uid, publishing=publishing, also=also)
         if publishing and self._users[token.user_id].account_type == "PERSONAL":
             # Only professional accounts publish through the API.
             raise GraphError("(#10) Application does not have permission for this action", code=10)
@@ -106,7 +126,38 @@ class InstagramEmulator(GraphEmulator):
                 "status": lambda: message if status == ERROR else STATUS_TEXTS[status]}
 
     def _media_fields(self, post: Post, object_id: str) -> dict:
-        return media_fields(post, object_id)
+        return media_fields(post, object_id, sum(1 for c in self._comments if c.media_id == post.id))
+
+    # --- comments -----------------------------------------------------------------------------
+
+    def _commented(self, media_id: str) -> Post:
+        """The published media a comment call names. Under the lock."""
+        post = next((p for p in self._posts if p.id == media_id), None)
+        if post is None:
+            raise unknown_object(media_id, "post")
+        return post
+
+    def _create_comment(self, request: Request, media_id: str) -> Response:
+        message = request.params.get("message", "")
+        with self.lock:
+            token = self._auth(request, also=(COMMENTS_SCOPE,))
+            self._commented(media_id)
+            check_comment(message)
+            user = self._users[token.user_id]
+            comment = Comment(str(next(self._ids)), media_id, user.id, user.username, message, self.clock.now())
+            self._comments.append(comment)
+        return Response.json(200, {"id": comment.id})
+
+    def _list_comments(self, request: Request, media_id: str) -> Response:
+        fields = requested_fields(request.params.get("fields"))
+        with self.lock:
+            self._auth(request, also=(COMMENTS_SCOPE,))
+            self._commented(media_id)
+            mine = [c for c in self._comments if c.media_id == media_id]
+        available = lambda c: {"id": lambda: c.id, "text": lambda: c.text, "username": lambda: c.username,  # noqa: E731
+                               "timestamp": lambda: graph_time(c.created_at), "from": lambda: {"id": c.user_id,
+                                                                                              "username": c.username}}
+        return Response.json(200, {"data": [self._select(fields, available(c), "IGComment") for c in reversed(mine)]})
 
     def _carousel_refusal(self, message: str) -> GraphError:
         return GraphError(f"Your post won't work as a carousel. Carousels need at least {self.CAROUSEL_ITEMS[0]} "
@@ -138,7 +189,8 @@ class InstagramEmulator(GraphEmulator):
                     "CAROUSEL_ALBUM" if carousel else items[0].media_type, code,
                     f"https://www.instagram.com/{'reel' if reel else 'p'}/{code}/", now,
                     media_product_type="REELS" if reel else "FEED", caption=container.text,
-                    media_url=None if carousel else container.media_url, children=tuple(items) if carousel else ())
+                    media_url=None if carousel else container.media_url, children=tuple(items) if carousel else (),
+                    options=dict(container.params))
 
     # --- containers ---------------------------------------------------------------------------
 
@@ -152,6 +204,8 @@ class InstagramEmulator(GraphEmulator):
         if caption and is_item:
             raise self._param_error("Param caption is not allowed on carousel items.")
         check_caption(caption)
+        with self.lock:
+            options = container_options(p, media_type, is_item, {u.username for u in self._users.values()})
         failed = None
         if media_type == "IMAGE":
             fetch_image(url)
@@ -162,7 +216,7 @@ class InstagramEmulator(GraphEmulator):
             children = self._carousel_children(p, token.user_id) if media_type == "CAROUSEL" else ()
             container = self._new_container(
                 token.user_id, media_type, "VIDEO" if media_type == "REELS" else media_type, text=caption,
-                media_url=url, is_carousel_item=is_item, children=children,
+                media_url=url, is_carousel_item=is_item, children=children, params=options,
                 error_message=upload_failed(failed) if failed else None, failed_download=failed == DOWNLOAD_FAILED)
         return Response.json(200, {"id": container.id})
 

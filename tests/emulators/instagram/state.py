@@ -3,7 +3,8 @@
 (tests/emulators/README.md#instagram)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime as dt
+from dataclasses import dataclass, field
 
 from ..graph.publishing import EXPIRED, FINISHED, IN_PROGRESS, PUBLISHED, PostMedia, PublishedPost
 
@@ -44,6 +45,9 @@ class Post(PublishedPost):
     caption: str
     media_url: str | None  # a single image or Reel's
     children: tuple[PostMedia, ...]  # a carousel's items, each with its own media id
+    # The container's options, as sent: share_to_feed, cover_url, thumb_offset,
+    # collaborators (a list of usernames), location_id.
+    options: dict = field(default_factory=dict)
 
     @property
     def media(self) -> tuple[PostMedia, ...]:
@@ -51,4 +55,16 @@ class Post(PublishedPost):
         return self.children or (PostMedia(self.id, self.media_type, self.media_url),)
 
 
-__all__ = ["ACCOUNT_TYPES", "MEDIA_TYPES", "STATUS_TEXTS", "InstagramUser", "Post", "upload_failed"]
+@dataclass(frozen=True)
+class Comment:
+    """A comment on a published media."""
+
+    id: str
+    media_id: str
+    user_id: str
+    username: str
+    text: str
+    created_at: dt.datetime
+
+
+__all__ = ["ACCOUNT_TYPES", "MEDIA_TYPES", "STATUS_TEXTS", "Comment", "InstagramUser", "Post", "upload_failed"]

@@ -526,3 +526,55 @@ def test_the_controls_and_views_are_reachable_over_http(instagram, graph, media_
         {"id": USER, "username": "emu_instagram", "account_type": "BUSINESS"}]
     assert requests.post(control + "token_answer_shape", json={"shape": "round"}, timeout=10).status_code == 400
 
+
+
+# --- comments and options -----------------------------------------------------------------------
+
+def published_image(graph, media_server, **params) -> str:
+    answer = publish(graph, create(graph, image_url=media_server.url("/photo.jpg"), **params))
+    assert answer.status_code == 200, answer.text
+    return answer.json()["id"]
+
+
+def test_a_comment_on_a_published_media_is_kept_and_listed(instagram, graph, media_server):
+    media_id = published_image(graph, media_server)
+    comment = created(graph, f"/v25.0/{media_id}/comments", message="first!")
+    [kept] = instagram.comments[media_id]
+    assert (kept.id, kept.text, kept.username) == (comment, "first!", "emu_instagram")
+    listed = graph("GET", f"/v25.0/{media_id}/comments", fields="id,text,username").json()["data"]
+    assert listed == [{"id": comment, "text": "first!", "username": "emu_instagram"}]
+    assert graph("GET", f"/v25.0/{media_id}", fields="comments_count").json()["comments_count"] == 1
+
+
+def test_a_comment_needs_the_comments_permission(instagram, graph, media_server):
+    media_id = published_image(graph, media_server)
+    bare = Graph(instagram.base_url, instagram.issue_token(scopes=SCOPE.split(",")))
+    assert error_of(bare("POST", f"/v25.0/{media_id}/comments", message="no"))["code"] == 10
+
+
+@pytest.mark.parametrize("message", ["a" * 301, "#a #b #c #d #e", "https://a.example.com https://b.example.com", ""])
+def test_a_comment_past_instagrams_rules_is_refused(graph, media_server, message):
+    media_id = published_image(graph, media_server)
+    assert error_of(graph("POST", f"/v25.0/{media_id}/comments", message=message))["code"] == 100
+
+
+def test_a_comment_on_media_that_does_not_exist_is_refused(graph):
+    assert error_of(graph("POST", "/v25.0/17/comments", message="where?"))["code"] == 100
+
+
+def test_an_images_collaborators_and_location_are_kept_with_the_post(instagram, graph, media_server):
+    instagram.add_user("friend_one")
+    published_image(graph, media_server, collaborators='["friend_one"]', location_id="110000000000001")
+    [post] = instagram.posts[USER]
+    assert post.options == {"collaborators": ["friend_one"], "location_id": "110000000000001"}
+
+
+@pytest.mark.parametrize("params, word", [
+    ({"share_to_feed": "true"}, "share_to_feed"),  # a Reel's, on an image
+    ({"collaborators": '["nobody_here"]'}, "collaborators"),
+    ({"collaborators": '["a", "b", "c", "d"]'}, "collaborators"),
+    ({"location_id": "somewhere"}, "location_id"),
+])
+def test_an_option_instagram_refuses_is_error_100_naming_it(graph, media_server, params, word):
+    error = error_of(graph("POST", f"/v25.0/{USER}/media", image_url=media_server.url("/photo.jpg"), **params))
+    assert error["code"] == 100 and word in error["message"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable
 
-from ..graph import VERSION, GraphError
+from ..graph import VERSION, GraphError, requested_fields, unknown_object
 from ..graph.oauth import Token
 from ..graph.publishing import (
     ERROR,
@@ -40,6 +40,7 @@ from ..wire import Request, Response
 
 HOSTS = ("threads.net", "www.threads.net", "threads.com", "www.threads.com", "graph.threads.net", "graph.threads.com")
 SCOPES = ("threads_basic", "threads_content_publish")
+REPLIES_SCOPE = "threads_manage_replies"  # [U] asked for replies as for managing them
 
 
 class ThreadsEmulator(GraphEmulator):
@@ -56,6 +57,7 @@ class ThreadsEmulator(GraphEmulator):
     CAROUSEL_ITEMS = (2, 20)
     CONTAINERS_ROUTE, PUBLISH_ROUTE, LIMIT_ROUTE = "threads", "threads_publish", "threads_publishing_limit"
     USER_NODE, CONTAINER_NODE, MEDIA_NODE = "ThreadsUser", "ThreadsMediaContainer", "ThreadsMedia"
+    MORE_SCOPES = (REPLIES_SCOPE,)
 
     def __init__(self, client_id: str = "threads-app-id", client_secret: str = "threads-app-secret", *,
                  users: Iterable[ThreadsUser | tuple[str, str]] | None = None,
@@ -66,6 +68,24 @@ class ThreadsEmulator(GraphEmulator):
                          processing_seconds=processing_seconds, publish_quota=publish_quota, **server)
         self.permalink_host = permalink_host
         self.route("GET", VERSION + r"/oauth/access_token", self._exchange_code)  # Threads takes a GET too
+        self.route("GET", VERSION + r"/(?P<object_id>me|[0-9]+)/replies", self._replies)
+
+    # --- accessors for tests ------------------------------------------------------------------
+
+    def replies_to(self, post_id: str) -> list[Post]:
+        """The posts replying to `post_id`, oldest first."""
+        with self.lock:
+            return [p for p in self._posts if p.reply_to_id == post_id]
+
+    def chain(self, post_id: str) -> list[Post]:
+        """`post_id` and the posts it replies to, up to the first of its chain, first first."""
+        with self.lock:
+            by_id = {p.id: p for p in self._posts}
+            found = []
+            while post_id in by_id:
+                found.insert(0, by_id[post_id])
+                post_id = by_id[post_id].reply_to_id
+            return found
 
     # --- controls -----------------------------------------------------------------------------
 
@@ -98,10 +118,10 @@ class ThreadsEmulator(GraphEmulator):
     def _media_fields(self, post: Post, object_id: str) -> dict:
         return media_fields(post, object_id)
 
-    def _limit_fields(self, usage: int) -> dict:
+    def _limit_fields(self, usage: int, replies: int = 0) -> dict:
         window = int(QUOTA_WINDOW.total_seconds())
-        return {**super()._limit_fields(usage), "reply_quota_usage": lambda: 0,
-                "reply_config": lambda: {"quota_total": 1000, "quota_duration": window}}
+        return {**super()._limit_fields(usage), "reply_quota_usage": lambda: replies,
+                "reply_config": lambda: {"quota_total": self.reply_quota, "quota_duration": window}}
 
     def _publish_refusal(self, creation_id: str, container: Container | None, status: str | None,
                          message: str | None) -> GraphError:
@@ -122,9 +142,35 @@ class ThreadsEmulator(GraphEmulator):
     def _make_post(self, container: Container, media_id: str, items: list[PostMedia], now: dt.datetime) -> Post:
         user = self._users[container.user_id]
         code = shortcode(media_id)
+        reply_to = container.params.get("reply_to_id")
+        parent = next((p for p in self._posts if p.id == reply_to), None)
         return Post(media_id, user.id, user.username, container.id, POST_MEDIA_TYPES[container.media_type], code,
                     f"https://{self.permalink_host}/@{user.username}/post/{code}", now, text=container.text,
-                    media=tuple(items), link_attachment=container.params.get("link_attachment"))
+                    media=tuple(items), link_attachment=container.params.get("link_attachment"),
+                    reply_to_id=reply_to, root_post_id=(parent.root_post_id or parent.id) if parent else None,
+                    quote_post_id=container.params.get("quote_post_id"),
+                    reply_control=container.params.get("reply_control"), topic_tag=container.params.get("topic_tag"))
+
+    def _listed(self, post: Post) -> bool:
+        return post.reply_to_id is None  # replies are listed by /replies
+
+    def _replies(self, request: Request, object_id: str) -> Response:
+        """GET /{user}/replies: the user's replies; GET /{media}/replies: a post's replies."""
+        with self.lock:
+            token = self._auth(request)
+            if object_id in ("me", token.user_id):
+                keep = None
+            elif any(p.id == object_id for p in self._posts):
+                keep = object_id
+            else:
+                raise unknown_object(object_id)
+        if keep is None:
+            return self._list_posts(request, "me", lambda post: post.reply_to_id is not None)
+        with self.lock:
+            replies = [p for p in self._posts if p.reply_to_id == keep]
+        fields = requested_fields(request.params.get("fields"))
+        return Response.json(200, {"data": [self._select(fields, media_fields(p, p.id), self.MEDIA_NODE)
+                                            for p in replies]})
 
     # --- containers ---------------------------------------------------------------------------
 
@@ -140,6 +186,13 @@ class ThreadsEmulator(GraphEmulator):
         is_item = p.get("is_carousel_item", "false").lower() == "true"
         text = p.get("text", "")
         check_params(p, media_type, is_item)
+        with self.lock:
+            if p.get("reply_to_id"):
+                self._auth(request, uid, publishing=True, also=(REPLIES_SCOPE,))
+                if not any(post.id == p["reply_to_id"] for post in self._posts):
+                    raise param_error(f"The post {p['reply_to_id']} in reply_to_id cannot be found or replied to.")
+            if p.get("quote_post_id") and not any(post.id == p["quote_post_id"] for post in self._posts):
+                raise param_error(f"Param quote_post_id: the post {p['quote_post_id']} cannot be found or quoted.")
         check_text(text, p.get("link_attachment"))
         error_message, url = None, None
         if media_type in ("IMAGE", "VIDEO"):
@@ -155,7 +208,8 @@ class ThreadsEmulator(GraphEmulator):
             container = self._new_container(
                 token.user_id, media_type, media_type, text=text, media_url=url, is_carousel_item=is_item,
                 children=children,
-                params={k: v for k, v in p.items() if k in ("link_attachment", "reply_control", "topic_tag")},
+                params={k: v for k, v in p.items() if k in ("link_attachment", "reply_control", "topic_tag",
+                                                             "reply_to_id", "quote_post_id")},
                 error_message=error_message, failed_download=error_message == "FAILED_DOWNLOADING_VIDEO")
         return Response.json(200, {"id": container.id})
 

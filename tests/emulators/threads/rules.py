@@ -75,7 +75,13 @@ def media_fields(post: Post, object_id: str) -> dict:
         "permalink": lambda: post.permalink, "owner": lambda: {"id": post.user_id},
         "username": lambda: post.username, "text": lambda: post.text or None,
         "timestamp": lambda: graph_time(post.published_at), "shortcode": lambda: post.shortcode,
-        "is_quote_post": lambda: False, "link_attachment_url": lambda: post.link_attachment,
+        "is_quote_post": lambda: post.quote_post_id is not None,
+        "quoted_post": lambda: {"id": post.quote_post_id} if post.quote_post_id else None,
+        "is_reply": lambda: post.reply_to_id is not None,
+        "replied_to": lambda: {"id": post.reply_to_id} if post.reply_to_id else None,
+        "root_post": lambda: {"id": post.root_post_id or post.id},
+        "topic_tag": lambda: post.topic_tag,
+        "link_attachment_url": lambda: post.link_attachment,
         "children": lambda: {"data": [{"id": m.id} for m in post.media]} if post.media_type == "CAROUSEL_ALBUM"
         else None,
     }

@@ -30,3 +30,8 @@ class Post(PublishedPost):
     text: str
     media: tuple[PostMedia, ...]
     link_attachment: str | None = None
+    reply_to_id: str | None = None  # the post it replies to
+    root_post_id: str | None = None  # the first post of its reply chain (None: it is one)
+    quote_post_id: str | None = None
+    reply_control: str | None = None
+    topic_tag: str | None = None

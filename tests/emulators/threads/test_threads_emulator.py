@@ -437,3 +437,61 @@ def test_the_control_api_is_reachable_over_http(threads, graph):
     assert [c["path"] for c in calls] == [f"/v1.0/{USER}/threads", f"/v1.0/{container}"]
     assert calls[0]["body"]["access_token"] == "***"
 
+
+
+# --- replies and quotes ---------------------------------------------------------------------------
+
+def posted(graph, **params) -> str:
+    """A TEXT (or other) container created and published: the media id."""
+    answer = publish(graph, create(graph, **params))
+    assert answer.status_code == 200, answer.text
+    return answer.json()["id"]
+
+
+def test_a_reply_keeps_its_parent_and_the_root_of_its_chain(threads, graph):
+    first = posted(graph, media_type="TEXT", text="the first")
+    second = posted(graph, media_type="TEXT", text="a reply", reply_to_id=first)
+    third = posted(graph, media_type="TEXT", text="a reply to it", reply_to_id=second)
+    assert [p.id for p in threads.chain(third)] == [first, second, third]
+    read = graph("GET", f"/v1.0/{third}", fields="id,is_reply,replied_to,root_post").json()
+    assert read == {"id": third, "is_reply": True, "replied_to": {"id": second}, "root_post": {"id": first}}
+
+
+def test_replies_are_listed_apart_from_posts_and_under_their_parent(threads, graph):
+    first = posted(graph, media_type="TEXT", text="the first")
+    reply = posted(graph, media_type="TEXT", text="a reply", reply_to_id=first)
+    assert [p["id"] for p in graph("GET", f"/v1.0/{USER}/threads").json()["data"]] == [first]
+    assert [p["id"] for p in graph("GET", f"/v1.0/{USER}/replies", fields="id,text").json()["data"]] == [reply]
+    assert [p["text"] for p in graph("GET", f"/v1.0/{first}/replies", fields="text").json()["data"]] == ["a reply"]
+
+
+def test_a_reply_needs_the_replies_permission(threads):
+    graph = Graph(threads.base_url, threads.issue_token(scopes=["threads_basic", "threads_content_publish"]))
+    first = posted(graph, media_type="TEXT", text="the first")
+    assert error_of(graph("POST", f"/v1.0/{USER}/threads", media_type="TEXT", text="no", reply_to_id=first))[
+        "code"] == 10
+
+
+def test_a_reply_to_a_post_that_does_not_exist_is_refused(graph):
+    assert "reply_to_id" in error_of(graph("POST", f"/v1.0/{USER}/threads", media_type="TEXT", text="orphan",
+                                           reply_to_id="17"))["message"]
+
+
+def test_a_quote_keeps_the_quoted_post_and_one_of_nothing_is_refused_naming_quote_post_id(threads, graph):
+    first = posted(graph, media_type="TEXT", text="quote me")
+    quoting = posted(graph, media_type="TEXT", text="quoting", quote_post_id=first, topic_tag="Launch",
+                     reply_control="mentioned_only")
+    [_, post] = threads.posts[USER]
+    assert (post.id, post.quote_post_id, post.topic_tag, post.reply_control) == (quoting, first, "Launch",
+                                                                                "mentioned_only")
+    assert "quote_post_id" in error_of(graph("POST", f"/v1.0/{USER}/threads", media_type="TEXT", text="x",
+                                             quote_post_id="17"))["message"]
+
+
+def test_replies_count_against_their_own_quota_not_the_posts(threads, graph):
+    threads.set_quota(1)
+    first = posted(graph, media_type="TEXT", text="the one post of the day")
+    posted(graph, media_type="TEXT", text="a reply still goes", reply_to_id=first)
+    limit = graph("GET", f"/v1.0/{USER}/threads_publishing_limit",
+                  fields="quota_usage,reply_quota_usage").json()["data"][0]
+    assert (limit["quota_usage"], limit["reply_quota_usage"]) == (1, 1)

@@ -108,13 +108,16 @@ class TikTokEmulator(TikTokOAuth, TikTokPosting, EmulatorServer):
 
     def add_user(self, username: str, open_id: str | None = None, nickname: str | None = None,
                  privacy_level_options: Iterable[str] | None = None,
-                 max_video_post_duration_sec: int = 600) -> TikTokUser:
-        """Another creator (an open_id is made up if none is given)."""
+                 max_video_post_duration_sec: int = 600, comment_disabled: bool = False,
+                 duet_disabled: bool = False, stitch_disabled: bool = False) -> TikTokUser:
+        """Another creator (an open_id is made up if none is given), with the settings
+        creator info shows (what they turned off, the privacy levels they are offered)."""
         with self.lock:
             uid = str(open_id or f"-000emuTikTokOpenId{next(self._made_up):04d}")
             options = {} if privacy_level_options is None else {"privacy_level_options": tuple(privacy_level_options)}
             user = TikTokUser(uid, username, nickname or "", max_video_post_duration_sec=max_video_post_duration_sec,
-                              **options)
+                              comment_disabled=comment_disabled, duet_disabled=duet_disabled,
+                              stitch_disabled=stitch_disabled, **options)
             self._users[user.open_id] = user
             if self._consenting is None:
                 self._consenting = user.open_id

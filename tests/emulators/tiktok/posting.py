@@ -44,6 +44,9 @@ TITLE_LIMIT, PHOTO_TITLE_LIMIT, DESCRIPTION_LIMIT = 2200, 90, 4000
 VIDEO_KINDS, PHOTO_KINDS = ("mp4", "mov", "webm"), ("jpeg", "webp")
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
 CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+)")
+# post_info's switches, each a boolean when sent.
+FLAGS = ("disable_comment", "disable_duet", "disable_stitch", "brand_content_toggle", "brand_organic_toggle",
+         "is_aigc", "auto_add_music")
 
 
 def utf16_units(text: str) -> int:
@@ -254,6 +257,15 @@ class TikTokPosting:
         if level not in self._options(user):
             raise ApiError(403, "privacy_level_option_mismatch", f"privacy_level {level!r} is not one of the "
                            f"creator's privacy_level_options: {', '.join(self._options(user))}.", now)
+        for name in FLAGS:
+            if name in post_info and not isinstance(post_info[name], bool):
+                raise _invalid(f"post_info.{name} must be a boolean.", now)
+        for name, setting in (("disable_comment", "comment_disabled"), ("disable_duet", "duet_disabled"),
+                              ("disable_stitch", "stitch_disabled")):
+            if getattr(user, setting) and post_info.get(name) is False:  # [U] the guidelines made a rule
+                raise _invalid(f"post_info.{name} must be true: the creator turned that off ({setting}).", now)
+        if post_info.get("brand_content_toggle") and level == "SELF_ONLY":
+            raise _invalid("brand_content_toggle: branded content cannot be posted with privacy_level SELF_ONLY.", now)
         for name, limit in limits.items():
             text = post_info.get(name, "")
             if not isinstance(text, str):

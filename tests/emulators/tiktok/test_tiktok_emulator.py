@@ -403,6 +403,22 @@ def test_a_privacy_level_missing_or_not_among_the_creators_options_is_403_mismat
     assert tiktok.posts[user.open_id] == []
 
 
+def test_branded_content_posted_private_is_refused_naming_the_option(api):
+    error = error_of(init(api, file_source(1000), privacy_level="SELF_ONLY", brand_content_toggle=True), 400)
+    assert error["code"] == "invalid_param" and "brand_content_toggle" in error["message"]
+
+
+def test_a_switch_that_is_not_a_boolean_is_refused(api):
+    assert error_of(init(api, file_source(1000), is_aigc="yes"), 400)["code"] == "invalid_param"
+
+
+def test_comments_asked_on_for_a_creator_who_turned_them_off_are_refused(tiktok):
+    user = tiktok.add_user("quiet", comment_disabled=True)
+    api = Api(tiktok.base_url, tiktok.issue_token(user.open_id)[0])
+    assert "disable_comment" in error_of(init(api, file_source(1000), disable_comment=False), 400)["message"]
+    assert init(api, file_source(1000), disable_comment=True).status_code == 200
+
+
 def test_an_unaudited_app_posting_other_than_self_only_is_refused(tiktok, api):
     tiktok.set_unaudited(True)
     error = error_of(init(api, file_source(1000), privacy_level="PUBLIC_TO_EVERYONE"), 403)

@@ -43,6 +43,8 @@ HOSTS = ("x.com", "twitter.com", "api.x.com", "api.twitter.com")
 TOO_LONG = ("Your Tweet text is too long. For more information on how Twitter determines text length see "
             "https://github.com/twitter/twitter-text.")
 DUPLICATE = "You are not allowed to create a Tweet with duplicate content."
+REPLY_GONE = "You attempted to reply to a Tweet that is deleted or not visible to you."
+REPLY_SETTINGS = ("following", "mentionedUsers", "subscribers", "verified")
 DUPLICATE_WINDOW = dt.timedelta(hours=24)  # [U]
 QUARTER, DAY = dt.timedelta(minutes=15), dt.timedelta(hours=24)
 # Rate-limited endpoints: (method, path, name, calls per user per 15 minutes). POST /2/tweets
@@ -294,8 +296,33 @@ class XEmulator(XOAuth, XMedia, EmulatorServer):
             meta["next_token"] = str(int(start) + len(page))
         return Response.json(200, {"data": [self._tweet(post, fields) for post in page], "meta": meta})
 
+    def replies_to(self, post_id: str) -> list[Post]:
+        """The posts replying to `post_id`, oldest first."""
+        with self.lock:
+            return [p for p in self._posts if p.in_reply_to == post_id]
+
+    def chain(self, post_id: str) -> list[Post]:
+        """`post_id` and the posts it replies to, up to the first of its conversation, first first."""
+        with self.lock:
+            by_id = {p.id: p for p in self._posts}
+            found = []
+            while post_id in by_id:
+                found.insert(0, by_id[post_id])
+                post_id = by_id[post_id].in_reply_to
+            return found
+
     def _tweet(self, post: Post, fields: set[str]) -> dict:
         tweet = {"id": post.id, "text": post.text, "edit_history_tweet_ids": [post.id]}
+        if "referenced_tweets" in fields and (post.in_reply_to or post.quote_tweet_id):
+            tweet["referenced_tweets"] = (
+                ([{"type": "replied_to", "id": post.in_reply_to}] if post.in_reply_to else [])
+                + ([{"type": "quoted", "id": post.quote_tweet_id}] if post.quote_tweet_id else []))
+        if "conversation_id" in fields:
+            tweet["conversation_id"] = post.conversation_id
+        if "in_reply_to_user_id" in fields and post.in_reply_to:
+            tweet["in_reply_to_user_id"] = self._by_id(post.in_reply_to).user_id
+        if "reply_settings" in fields:
+            tweet["reply_settings"] = post.reply_settings or "everyone"
         if "created_at" in fields:
             tweet["created_at"] = x_time(post.created_at)
         if "author_id" in fields:
@@ -306,43 +333,68 @@ class XEmulator(XOAuth, XMedia, EmulatorServer):
 
     # --- posts ----------------------------------------------------------------------------------
 
+    def _by_id(self, post_id: str) -> Post | None:
+        """Any user's post. Under the lock."""
+        return next((p for p in self._posts if p.id == post_id), None)
+
     def _create_tweet(self, request: Request) -> Response:
         with self.lock:
             token = self._auth(request, "tweet.write")
-        text, media_ids = _tweet_request(request.json)
+        text, media_ids, reply_to, quoted, settings = _tweet_request(request.json)
         if too_long(text):
             raise invalid_request(TOO_LONG, text=text)
         if not text.strip() and not media_ids:
             raise invalid_request("A Tweet needs text or media: `text` is empty and no media is attached.", text=text)
         with self.lock:
             self._attachable(media_ids, token.user_id)
+            parent = self._by_id(reply_to) if reply_to else None
+            if reply_to and parent is None:
+                raise forbidden(REPLY_GONE)
+            if quoted and self._by_id(quoted) is None:
+                raise invalid_request(f"The `quote_tweet_id` query parameter value [{quoted}] does not name a "
+                                      "Tweet you can see.", quote_tweet_id=quoted)  # [U] X's wording
             now, stored = self.clock.now(), shorten(text)
             if stored.strip() and any(p.user_id == token.user_id and p.text == stored
                                       and now - p.created_at < DUPLICATE_WINDOW for p in self._posts):
                 raise forbidden(DUPLICATE)
             self._check_post_limits(token.user_id, now)
-            post = Post(str(next(self._ids)), token.user_id, stored, text, tuple(media_ids), now)
+            post_id = str(next(self._ids))
+            post = Post(post_id, token.user_id, stored, text, tuple(media_ids), now, in_reply_to=reply_to,
+                        quote_tweet_id=quoted, reply_settings=settings,
+                        conversation_id=parent.conversation_id if parent else post_id)
             self._posts.append(post)
         return Response.json(201, {"data": {"id": post.id, "text": post.text, "edit_history_tweet_ids": [post.id]}})
 
 
-def _tweet_request(body: Any) -> tuple[str, list[str]]:
-    """(text, media ids) of a POST /2/tweets body; other fields are taken and ignored."""
+def _tweet_request(body: Any) -> tuple[str, list[str], str | None, str | None, str | None]:
+    """(text, media ids, the post replied to, the post quoted, reply_settings) of a POST
+    /2/tweets body; other fields are taken and ignored."""
     if not isinstance(body, dict):
         raise invalid_request("The request body must be a JSON object (Content-Type: application/json).")
     text = body.get("text", "")
     if not isinstance(text, str):
         raise invalid_request("`text` must be a string.", text=text)
+    reply = body.get("reply")
+    reply_to = reply.get("in_reply_to_tweet_id") if isinstance(reply, dict) else None
+    if reply is not None and not (isinstance(reply_to, str) and reply_to.isdigit()):
+        raise invalid_request("`reply.in_reply_to_tweet_id` must be the id of a Tweet.", in_reply_to_tweet_id=reply_to)
+    quoted = body.get("quote_tweet_id")
+    if quoted is not None and not (isinstance(quoted, str) and quoted.isdigit()):
+        raise invalid_request("`quote_tweet_id` must be the id of a Tweet.", quote_tweet_id=quoted)
+    settings = body.get("reply_settings")
+    if settings is not None and settings not in REPLY_SETTINGS:
+        raise invalid_request(f"`reply_settings` must be one of [{', '.join(REPLY_SETTINGS)}].",
+                              reply_settings=settings)
     media = body.get("media")
     if media is None:
-        return text, []
+        return text, [], reply_to, quoted, settings
     ids = media.get("media_ids") if isinstance(media, dict) else None
     if not isinstance(ids, list) or not ids:
         raise invalid_request("`media.media_ids` must list 1 to 4 media ids (a maximum of 4 items).",
                               media_ids=ids)
     if not all(isinstance(i, str) and i.isdigit() for i in ids):
         raise invalid_request("`media.media_ids` are strings of digits.", media_ids=ids)
-    return text, ids
+    return text, ids, reply_to, quoted, settings
 
 
 __all__ = [

@@ -115,6 +115,10 @@ class Post:
     text_sent: str
     media_ids: tuple[str, ...]
     created_at: dt.datetime
+    in_reply_to: str | None = None  # the post it replies to (`reply.in_reply_to_tweet_id`)
+    quote_tweet_id: str | None = None
+    reply_settings: str | None = None  # None: everyone
+    conversation_id: str = ""  # the first post of its reply chain (itself when it replies to none)
 
 
 # --- answers ---------------------------------------------------------------------------------

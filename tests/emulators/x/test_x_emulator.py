@@ -632,3 +632,48 @@ def test_the_controls_and_views_are_reachable_over_http(x, api):
     assert problem(api("GET", "/2/users/me"), 503)["title"] == "Service Unavailable"
     assert requests.post(control + "force_next_media", json={"state": "done"}, timeout=10).status_code == 400
 
+
+
+# --- replies, quotes, reply settings ------------------------------------------------------------
+
+def said(api: Api, text: str, **fields) -> requests.Response:
+    """POST /2/tweets with fields beside the text (reply, quote_tweet_id, reply_settings)."""
+    return api("POST", "/2/tweets", json={"text": text, **fields})
+
+
+def made(api: Api, text: str, **fields) -> dict:
+    answer = said(api, text, **fields)
+    assert answer.status_code == 201, answer.text
+    return answer.json()["data"]
+
+def test_a_reply_keeps_its_parent_and_the_conversation_of_the_first_post(x, api):
+    first = made(api, "the first")
+    second = made(api, "a reply", reply={"in_reply_to_tweet_id": first["id"]})
+    third = made(api, "a reply to the reply", reply={"in_reply_to_tweet_id": second["id"]})
+    assert [p.id for p in x.chain(third["id"])] == [first["id"], second["id"], third["id"]]
+    assert [p.id for p in x.replies_to(first["id"])] == [second["id"]]
+    assert {p.conversation_id for p in x.chain(third["id"])} == {first["id"]}
+
+
+def test_a_reply_to_a_post_that_does_not_exist_is_403(api):
+    assert "deleted or not visible" in problem(said(api, "orphan", reply={"in_reply_to_tweet_id": "42"}), 403)["detail"]
+
+
+def test_the_timeline_shows_what_each_post_replies_to_and_quotes_when_asked(x, api):
+    first = made(api, "the first")
+    quoting = made(api, "quoting and replying", reply={"in_reply_to_tweet_id": first["id"]},
+                      quote_tweet_id=first["id"], reply_settings="following")
+    listed = api("GET", f"/2/users/{USER}/tweets", params={
+        "tweet.fields": "referenced_tweets,conversation_id,reply_settings"}).json()["data"][0]
+    assert listed["id"] == quoting["id"] and listed["conversation_id"] == first["id"]
+    assert listed["referenced_tweets"] == [{"type": "replied_to", "id": first["id"]},
+                                           {"type": "quoted", "id": first["id"]}]
+    assert listed["reply_settings"] == "following"
+
+
+def test_a_quote_of_a_post_that_does_not_exist_is_400_naming_quote_tweet_id(api):
+    assert "quote_tweet_id" in problem(said(api, "quoting nothing", quote_tweet_id="42"), 400)["detail"]
+
+
+def test_reply_settings_outside_xs_values_are_400(api):
+    assert "reply_settings" in problem(said(api, "who may reply?", reply_settings="everyone"), 400)["detail"]

@@ -61,7 +61,8 @@ def token(emulator) -> str:
 def job(token, media):
     def make(caption: str = "hello from fanout", *items: dict, **kwargs) -> Job:
         return Job(target_id="tgt_1", platform="instagram", user_id=USER_ID, username=USERNAME,
-                   access_token=token, caption=caption, media=tuple(items) or (image(media),), state={}, **kwargs)
+                   access_token=token, caption=caption, media=tuple(items) or (image(media),),
+                   **{"state": {}, **kwargs})
     return make
 
 
@@ -165,6 +166,71 @@ def test_the_graph_version_is_the_setting(step, job, clocks, emulator, media, se
     assert emulator.calls and all(call.path.startswith("/v26.0/") for call in emulator.calls)
 
 
+# --- options and the first comment --------------------------------------------------------------
+
+COMMENTS = ("POST", r"/[0-9]+/comments$")
+
+
+def test_a_reels_options_go_on_its_container(step, job, clocks, emulator, media):
+    options = {"share_to_feed": False, "thumb_offset": 1500, "location_id": "110000000000001"}
+    publish_to_the_end(step, job("a reel", video(media), options=options), clocks)
+    [post] = posts(emulator)
+    assert post.options == {"share_to_feed": False, "thumb_offset": 1500, "location_id": "110000000000001"}
+
+
+def test_collaborators_go_as_a_json_list_on_the_post_not_its_items(step, job, clocks, emulator, media):
+    emulator.add_user("friend_one")
+    its = job("with a friend", image(media), image(media, "square.jpg"), options={"collaborators": ["friend_one"]})
+    publish_to_the_end(step, its, clocks)
+    [post] = posts(emulator)
+    assert post.options == {"collaborators": ["friend_one"]} and post.media_type == "CAROUSEL_ALBUM"
+
+
+def test_a_collaborator_instagram_refuses_fails_option_rejected(step, job, clocks, emulator, media):
+    done, _, _ = publish_to_the_end(step, job("nobody", options={"collaborators": ["not_a_user"]}), clocks)
+    assert done.outcome.error_code == "platform_option_rejected" and "collaborators" in done.outcome.error_message
+    assert posts(emulator) == []
+
+
+def test_a_first_comment_is_posted_on_the_published_media(step, job, clocks, emulator):
+    done, _, _ = publish_to_the_end(step, job("the post", first_comment="link in the comment: https://a.example.com"),
+                                    clocks)
+    [post] = posts(emulator)
+    [comment] = emulator.comments[post.id]
+    assert (comment.text, comment.username) == ("link in the comment: https://a.example.com", USERNAME)
+    assert done.outcome.external_url == post.permalink and done.outcome.first_comment_error is None
+
+
+def test_a_comment_without_the_comments_permission_leaves_the_post_published_saying_why(
+        step, job, clocks, emulator):
+    token = emulator.issue_token(USER_ID, scopes=["instagram_business_basic", "instagram_business_content_publish"])
+    its = dataclasses.replace(job("the post", first_comment="no permission"), access_token=token)
+    done, _, _ = publish_to_the_end(step, its, clocks)
+    [post] = posts(emulator)
+    assert done.outcome.external_url == post.permalink and emulator.comments == {}
+    assert "(#10)" in done.outcome.first_comment_error
+
+
+def test_a_comment_whose_answer_is_lost_is_found_among_the_comments_not_sent_again(step, job, clocks, emulator):
+    emulator.drop(*COMMENTS)
+    done, _, _ = publish_to_the_end(step, job("the post", first_comment="once"), clocks)
+    [post] = posts(emulator)
+    assert [c.text for c in emulator.comments[post.id]] == ["once"] and len(emulator.calls_to(*COMMENTS)) == 1
+    assert done.outcome.first_comment_error is None
+
+
+@pytest.mark.parametrize("killed_after", range(7))  # the post's 5 saves, the comment's 2
+def test_a_worker_killed_after_any_save_of_a_post_and_its_comment_leaves_each_once(
+        step, job, clocks, emulator, killed_after):
+    its = job("the post", first_comment="the comment")
+    with pytest.raises(Killed):
+        instagram.publish(run := step(kill_after_save=killed_after), its)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=run.saved[-1]), clocks)
+    [post] = posts(emulator)
+    assert [c.text for c in emulator.comments[post.id]] == ["the comment"]
+    assert done.outcome.external_url == post.permalink and done.outcome.first_comment_error is None
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job, clocks, emulator, media):
@@ -173,7 +239,9 @@ def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job,
     creating = [i for i, call in enumerate(emulator.calls) if call.method == "POST"]
     markers = {n: state["creating"] for n, state in zip(run.calls_at_save, run.saved) if state.get("creating")}
     assert [markers.get(i) for i in creating] == ["item:0", "item:1", "container", "publish"]
-    assert run.saved[-1]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-1]
+    assert run.saved[-2]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-2]
+    [out] = run.saved[-1]["thread"]
+    assert (out["id"], out["permalink"]) == (posts(emulator)[0].id, posts(emulator)[0].permalink)
 
 
 @pytest.mark.parametrize("killed_after", range(4))  # creating container, container, creating publish, post
@@ -326,8 +394,10 @@ GRAPH_ROWS = [
      "platform_rejected_media"),
     ("code 100 / 2207028, carousel size", CREATE, 400, graph_error(100, "Carousels need 2 to 10", 2207028),
      "platform_rejected_media"),
-    ("code 1 / 2207057, thumbnail offset", CREATE, 400, graph_error(1, "Thumbnail offset", 2207057),
-     "platform_rejected_media"),
+    ("code 1 / 2207057, thumbnail offset (an option)", CREATE, 400, graph_error(1, "Thumbnail offset", 2207057),
+     "platform_option_rejected"),
+    ("code 100, an option refused", CREATE, 400, graph_error(100, "Param collaborators is not allowed."),
+     "platform_option_rejected"),
     ("code 4 / 2207051, restricted activity (not a rate limit)", PUBLISH, 400,
      graph_error(4, "We restrict certain activity to protect our community.", 2207051), "platform_rejected_media"),
     ("code 25 / 2207050, account restricted", PUBLISH, 400, graph_error(25, "The account is restricted", 2207050),
@@ -505,8 +575,9 @@ def test_a_refused_refresh_raises_auth_failed_without_the_token(http, app, clock
     assert "Error validating access token" in refused.value.reason and token not in refused.value.reason
 
 
-def test_the_authorize_url_asks_for_the_two_scopes_with_the_state(app):
+def test_the_authorize_url_asks_for_the_three_scopes_with_the_state(app):
     url = instagram.authorize(app, "https://c.example.com/connect/instagram/callback", "S1").url
     assert url == ("https://www.instagram.com/oauth/authorize?client_id=app-id"
                    "&redirect_uri=https%3A%2F%2Fc.example.com%2Fconnect%2Finstagram%2Fcallback&response_type=code"
-                   "&scope=instagram_business_basic,instagram_business_content_publish&state=S1")
+                   "&scope=instagram_business_basic,instagram_business_content_publish,instagram_business_manage_comments"
+                   "&state=S1")

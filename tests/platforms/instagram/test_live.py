@@ -117,12 +117,13 @@ def test_connecting_adds_an_active_account_with_the_instagram_username(browser, 
         query["account_id"], "instagram", IG_USERNAME, "active", False)
 
 
-def test_the_browser_is_sent_to_instagram_with_both_scopes_and_a_state(browser, live, headers, ig):
+def test_the_browser_is_sent_to_instagram_with_its_scopes_and_a_state(browser, live, headers, ig):
     to_platform = browser.get(connect_link(live, headers, "instagram"), allow_redirects=False, timeout=10)
     location = to_platform.headers["location"]
     assert location.startswith(f"{ig.base_url}/oauth/authorize?")
     query = query_of(location)
-    assert query["scope"] == "instagram_business_basic,instagram_business_content_publish"
+    assert query["scope"] == ("instagram_business_basic,instagram_business_content_publish,"
+                              "instagram_business_manage_comments")
     assert query["redirect_uri"] == f"{live}/connect/instagram/callback" and len(query["state"]) >= 40
 
 

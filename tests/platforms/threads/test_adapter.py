@@ -14,7 +14,7 @@ import datetime as dt
 import pytest
 
 from fanout.platforms.threads import adapter as threads
-from fanout.platforms.base import AuthFailed, Done, Job, Retry, Wait
+from fanout.platforms.base import AuthFailed, Done, Job, Part, Retry, Wait
 from fanout.platforms.http import PlatformHttp, parse_hosts
 
 from ... import adapter_steps as steps
@@ -64,7 +64,7 @@ def token(emulator) -> str:
 def job(token):
     def make(caption: str = "hello from fanout", *media: dict, **kwargs) -> Job:
         return Job(target_id="tgt_1", platform="threads", user_id=USER_ID, username=USERNAME, access_token=token,
-                   caption=caption, media=tuple(media), state={}, **kwargs)
+                   caption=caption, media=tuple(media), **{"state": {}, **kwargs})
     return make
 
 
@@ -179,6 +179,97 @@ def test_a_status_read_failing_is_retried_within_the_window_then_the_container_e
     assert emulator.calls_to("POST", "/threads_publish$") == [] and posts(emulator) == []
 
 
+# --- threads, first comments, options ---------------------------------------------------------
+
+THREE = (Part("part two"), Part("part three"))
+PUBLISH = ("POST", r"/threads_publish$")
+
+
+def test_a_thread_is_a_chain_of_replies_in_order_with_the_first_posts_permalink(step, job, clocks, emulator, media):
+    its = job("part one", thread=(Part("part two", (image(media),)), Part("part three")))
+    done, _, _ = publish_to_the_end(step, its, clocks)
+    first, second, third = posts(emulator)
+    assert emulator.chain(third.id) == [first, second, third]
+    assert [(p.text, p.media_type) for p in (first, second, third)] == [
+        ("part one", "TEXT_POST"), ("part two", "IMAGE"), ("part three", "TEXT_POST")]
+    assert done.outcome.external_url == first.permalink
+
+
+def test_the_options_go_on_the_first_post_only(step, job, clocks, emulator):
+    publish_to_the_end(step, job("quote me"), clocks)
+    [quoted] = posts(emulator)
+    options = {"reply_control": "accounts_you_follow", "topic_tag": "Launch", "quote_post_id": quoted.id}
+    publish_to_the_end(step, job("with options", thread=(Part("a reply"),), options=options), clocks)
+    _, first, reply = posts(emulator)
+    assert (first.reply_control, first.topic_tag, first.quote_post_id) == ("accounts_you_follow", "Launch", quoted.id)
+    assert (reply.reply_control, reply.topic_tag, reply.quote_post_id) == (None, None, None)
+
+
+def test_a_quote_of_a_post_threads_cannot_find_fails_option_rejected(step, job, clocks, emulator):
+    done, _, _ = publish_to_the_end(step, job("quoting", options={"quote_post_id": "17"}), clocks)
+    assert done.outcome.error_code == "platform_option_rejected" and posts(emulator) == []
+
+
+def test_a_part_threads_refuses_fails_the_target_naming_the_part_and_what_is_out(step, job, clocks, emulator):
+    publish_to_the_end(step, job("part one"), clocks)
+    [first] = posts(emulator)
+    emulator.fail_graph("POST", r"/threads$", 4279013, "User restricted")
+    state = {"thread": [{"id": first.id, "permalink": first.permalink}]}
+    done, _, _ = publish_to_the_end(step, job("part one", thread=THREE, state=state), clocks)
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.error_message.startswith(
+        f"part 2 of 3 (thread[0]) was not published; already published: {first.permalink}: Threads answered")
+    assert posts(emulator) == [first]
+
+
+def test_replies_need_the_replies_permission(step, job, clocks, emulator):
+    token = emulator.issue_token(scopes=["threads_basic", "threads_content_publish"])
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(job("one", thread=THREE), access_token=token), clocks)
+    assert done.outcome.error_code == "platform_auth_expired" and "part 2 of 3" in done.outcome.error_message
+
+
+def test_a_first_comment_is_a_reply_to_the_first_post_after_the_whole_thread(step, job, clocks, emulator):
+    done, _, _ = publish_to_the_end(step, job("part one", thread=THREE, first_comment="a comment"), clocks)
+    first, second, third, comment = posts(emulator)
+    assert (comment.text, comment.reply_to_id) == ("a comment", first.id)
+    assert emulator.replies_to(first.id) == [second, comment]
+    assert done.outcome.external_url == first.permalink and done.outcome.first_comment_error is None
+
+
+def test_a_first_comment_threads_refuses_leaves_the_target_published_saying_why(step, job, clocks, emulator):
+    publish_to_the_end(step, job("the post"), clocks)
+    [first] = posts(emulator)
+    emulator.fail_graph("POST", r"/threads$", 4279013, "User restricted")
+    state = {"thread": [{"id": first.id, "permalink": first.permalink}]}
+    done, _, _ = publish_to_the_end(step, job("the post", first_comment="refused", state=state), clocks)
+    assert done.outcome.external_url == first.permalink and done.outcome.error_code is None
+    assert done.outcome.first_comment_error.startswith("Threads answered HTTP 400")
+    assert posts(emulator) == [first]
+
+
+def test_a_reply_whose_publish_answer_is_lost_is_found_among_the_replies(step, job, clocks, emulator):
+    publish_to_the_end(step, job("part one"), clocks)
+    [first] = posts(emulator)
+    emulator.drop(*PUBLISH)  # part two is published, its answer lost
+    state = {"thread": [{"id": first.id, "permalink": first.permalink}]}
+    done, _, _ = publish_to_the_end(step, job("part one", thread=THREE, state=state), clocks)
+    assert [p.text for p in posts(emulator)] == ["part one", "part two", "part three"]
+    assert len(emulator.calls_to(*PUBLISH)) == 3 and done.outcome.external_url == first.permalink
+    assert emulator.calls_to("GET", rf"/{USER_ID}/replies$")
+
+
+@pytest.mark.parametrize("killed_after", range(20))  # every save of the 4 posts: 5 each
+def test_a_worker_killed_after_any_save_of_a_thread_and_comment_leaves_each_post_once(
+        step, job, clocks, emulator, killed_after):
+    its = job("part one", thread=THREE, first_comment="the comment")
+    with pytest.raises(Killed):
+        threads.publish(run := step(kill_after_save=killed_after), its)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=run.saved[-1]), clocks)
+    first, second, third, comment = posts(emulator)
+    assert emulator.chain(third.id) == [first, second, third] and comment.reply_to_id == first.id
+    assert done.outcome.external_url == first.permalink and done.outcome.first_comment_error is None
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job, clocks, emulator, media):
@@ -188,7 +279,9 @@ def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job,
     markers = {n: state["creating"] for n, state in zip(run.calls_at_save, run.saved) if state.get("creating")}
     assert [markers.get(i) for i in creating] == ["item:0", "item:1", "container", "publish"]
     # ...and each result right after its call.
-    assert run.saved[-1]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-1]
+    assert run.saved[-2]["post"] == posts(emulator)[0].id and "creating" not in run.saved[-2]
+    [out] = run.saved[-1]["thread"]
+    assert (out["id"], out["permalink"]) == (posts(emulator)[0].id, posts(emulator)[0].permalink)
 
 
 TEXT_SAVES = 4  # creating container, container, creating publish, post
@@ -464,8 +557,8 @@ def test_a_refused_refresh_raises_auth_failed_without_the_token(http, app, clock
     assert "Error validating access token" in refused.value.reason and token not in refused.value.reason
 
 
-def test_the_authorize_url_asks_for_the_two_scopes_with_the_state(app):
+def test_the_authorize_url_asks_for_the_three_scopes_with_the_state(app):
     url = threads.authorize(app, "https://c.example.com/connect/threads/callback", "S1").url
     assert url == ("https://threads.net/oauth/authorize?client_id=app-id"
                    "&redirect_uri=https%3A%2F%2Fc.example.com%2Fconnect%2Fthreads%2Fcallback"
-                   "&scope=threads_basic,threads_content_publish&response_type=code&state=S1")
+                   "&scope=threads_basic,threads_content_publish,threads_manage_replies&response_type=code&state=S1")

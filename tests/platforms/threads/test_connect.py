@@ -43,7 +43,7 @@ def test_the_browser_is_sent_to_the_platform_with_a_state_kept_only_as_a_hash(br
     assert location.startswith(f"{emulator.base_url}/oauth/authorize?")
     query = query_of(location)
     assert query == {"client_id": "app-id", "redirect_uri": f"{live}/connect/threads/callback",
-                     "scope": "threads_basic,threads_content_publish", "response_type": "code",
+                     "scope": "threads_basic,threads_content_publish,threads_manage_replies", "response_type": "code",
                      "state": query["state"]}
     assert len(query["state"]) >= 40
     with db.connection_context():

@@ -163,6 +163,56 @@ def test_photos_are_pulled_as_one_photo_post_with_the_caption_as_description(ste
     assert init.body["source_info"]["photo_images"] == [media.url("photo.jpg")] * 2
 
 
+# --- options (openapi.yaml TiktokOptions) ---------------------------------------------------
+
+def test_a_privacy_level_the_creator_is_offered_is_the_posts(step, job, clocks, emulator, media):
+    options = {"privacy_level": "MUTUAL_FOLLOW_FRIENDS", "disable_duet": True, "is_aigc": True,
+               "brand_organic_toggle": True}
+    done, _, _ = publish_to_the_end(step, job("friends only", video(media), options=options), clocks)
+    [post] = posts(emulator)
+    assert done.outcome.published and post.privacy_level == "MUTUAL_FOLLOW_FRIENDS"
+    assert (post.post_info["disable_duet"], post.post_info["is_aigc"], post.post_info["brand_organic_toggle"],
+            post.post_info["disable_comment"]) == (True, True, True, False)
+
+
+def test_a_privacy_level_the_creator_is_not_offered_fails_option_rejected_before_the_post(
+        step, job, clocks, emulator, media):
+    emulator.add_user("private_only", "-000emuTikTokOpenId0777", privacy_level_options=["SELF_ONLY"])
+    token, _ = emulator.issue_token("-000emuTikTokOpenId0777")
+    its = dataclasses.replace(job("public?", video(media), options={"privacy_level": "PUBLIC_TO_EVERYONE"}),
+                              user_id="-000emuTikTokOpenId0777", access_token=token)
+    done, _, _ = publish_to_the_end(step, its, clocks)
+    assert done.outcome.error_code == "platform_option_rejected"
+    assert done.outcome.error_message == ("options.privacy_level is PUBLIC_TO_EVERYONE, which TikTok does not "
+                                          "offer this creator; it offers SELF_ONLY")
+    assert emulator.calls_to("POST", VIDEO_INIT) == []
+
+
+def test_comments_asked_on_for_a_creator_who_turned_them_off_fail_option_rejected(step, job, clocks, emulator,
+                                                                                 media):
+    emulator.add_user("quiet", "-000emuTikTokOpenId0778", comment_disabled=True)
+    token, _ = emulator.issue_token("-000emuTikTokOpenId0778")
+    its = dataclasses.replace(job("talk to me", video(media), options={"disable_comment": False}),
+                              user_id="-000emuTikTokOpenId0778", access_token=token)
+    done, _, _ = publish_to_the_end(step, its, clocks)
+    assert done.outcome.error_code == "platform_option_rejected" and "turned comments off" in done.outcome.error_message
+    assert emulator.calls_to("POST", VIDEO_INIT) == []
+
+
+def test_branded_content_tiktok_refuses_as_private_fails_option_rejected(step, job, clocks, emulator, media):
+    options = {"privacy_level": "SELF_ONLY", "brand_content_toggle": True}
+    done, _, _ = publish_to_the_end(step, job("paid, private", video(media), options=options), clocks)
+    assert done.outcome.error_code == "platform_option_rejected" and "brand_content_toggle" in done.outcome.error_message
+    assert posts(emulator) == []
+
+
+def test_a_photo_posts_title_and_music_are_its_options(step, job, clocks, emulator, media):
+    options = {"title": "Two photos", "auto_add_music": False}
+    publish_to_the_end(step, job("the description", image(media), image(media), options=options), clocks)
+    [post] = posts(emulator)
+    assert (post.title, post.description, post.post_info["auto_add_music"]) == ("Two photos", "the description", False)
+
+
 @pytest.mark.parametrize("count", [1, 2, 35])
 def test_a_post_of_1_to_35_photos_is_published_with_the_first_as_cover_and_its_photo_permalink(
         step, job, clocks, emulator, media, count):
@@ -286,9 +336,12 @@ INIT_ROWS = [
     ("403 spam_risk_user_banned_from_posting", 403, envelope_error("spam_risk_user_banned_from_posting"),
      "unknown_platform_error"),
     ("403 unaudited_client_can_only_post_to_private_accounts", 403,
-     envelope_error("unaudited_client_can_only_post_to_private_accounts"), "unknown_platform_error"),
+     envelope_error("unaudited_client_can_only_post_to_private_accounts"), "platform_option_rejected"),
     ("403 privacy_level_option_mismatch", 403, envelope_error("privacy_level_option_mismatch"),
-     "unknown_platform_error"),
+     "platform_option_rejected"),
+    ("400 invalid_param naming an option", 400,
+     envelope_error("invalid_param", "brand_content_toggle cannot be used with privacy_level SELF_ONLY."),
+     "platform_option_rejected"),
     ("anything else: a body that is not TikTok's envelope", 400, "<html>Bad Request</html>",
      "unknown_platform_error"),
 ]

@@ -16,7 +16,7 @@ import requests
 
 from fanout.outbound.client import Outbound
 from fanout.platforms.x import adapter as x
-from fanout.platforms.base import AuthFailed, Job, Retry, Wait
+from fanout.platforms.base import AuthFailed, Job, Part, Retry, Wait
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
@@ -82,7 +82,7 @@ def tokens(emulator) -> tuple[str, str]:
 def job(tokens):
     def make(caption: str = "hello from fanout", *items: dict, **kwargs) -> Job:
         return Job(target_id="tgt_1", platform="x", user_id=USER_ID, username=USERNAME, access_token=tokens[0],
-                   caption=caption, media=tuple(items), state={}, **kwargs)
+                   caption=caption, media=tuple(items), **{"state": {}, **kwargs})
     return make
 
 
@@ -288,6 +288,119 @@ def test_the_unknown_error_carries_the_raw_answer_without_the_token(step, job, e
     assert tokens[0] not in message
 
 
+# --- threads, first comments, options ---------------------------------------------------------
+
+THREE = (Part("part two"), Part("part three"))
+
+
+def test_a_thread_is_a_chain_of_replies_in_order_with_the_first_posts_permalink(step, job, clocks, emulator):
+    done, _, _ = publish_to_the_end(step, job("part one", thread=THREE), clocks)
+    first, second, third = posts(emulator)
+    assert [p.text for p in (first, second, third)] == ["part one", "part two", "part three"]
+    assert emulator.chain(third.id) == [first, second, third]
+    assert (first.in_reply_to, second.in_reply_to, third.in_reply_to) == (None, first.id, second.id)
+    assert done.outcome.external_url == f"https://x.com/{USERNAME}/status/{first.id}"
+
+
+def test_a_thread_part_with_media_uploads_it_for_that_part(step, job, clocks, emulator, media):
+    publish_to_the_end(step, job("one", thread=(Part("two", (image(media),)),)), clocks)
+    first, second = posts(emulator)
+    assert first.media_ids == () and len(second.media_ids) == 1
+
+
+def test_the_options_go_on_the_first_post_only(step, job, clocks, emulator):
+    publish_to_the_end(step, job("quote me"), clocks)
+    quoted_id = posts(emulator)[0].id
+    options = {"reply_settings": "following", "quote_tweet_id": quoted_id}
+    publish_to_the_end(step, job("with options", thread=(Part("a reply"),), options=options), clocks)
+    _, first, reply = posts(emulator)
+    assert (first.reply_settings, first.quote_tweet_id) == ("following", quoted_id)
+    assert (reply.reply_settings, reply.quote_tweet_id) == (None, None)
+
+
+def test_a_quote_of_a_post_x_cannot_find_fails_option_rejected(step, job, clocks, emulator):
+    done, _, _ = publish_to_the_end(step, job("quoting", options={"quote_tweet_id": "1"}), clocks)
+    assert done.outcome.error_code == "platform_option_rejected" and posts(emulator) == []
+
+
+def test_a_part_x_refuses_fails_the_target_naming_the_part_and_what_is_out(step, job, clocks, emulator):
+    publish_to_the_end(step, job("part one"), clocks)
+    [first] = posts(emulator)
+    emulator.fail_problem("POST", r"/2/tweets$", 403, "Forbidden", "You are not permitted to perform this action.")
+    done, _, _ = publish_to_the_end(step, job("part one", thread=THREE, state={"thread": [first.id]}), clocks)
+    link = f"https://x.com/{USERNAME}/status/{first.id}"
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.error_message.startswith(
+        f"part 2 of 3 (thread[0]) was not posted; already published: {link}: X answered HTTP 403")
+    assert posts(emulator) == [first]
+
+
+def test_a_first_comment_replies_to_the_first_post_after_the_whole_thread(step, job, clocks, emulator):
+    done, _, _ = publish_to_the_end(step, job("part one", thread=THREE, first_comment="a comment"), clocks)
+    first, second, third, comment = posts(emulator)
+    assert (comment.text, comment.in_reply_to) == ("a comment", first.id)
+    assert done.outcome.external_url.endswith(first.id) and done.outcome.first_comment_error is None
+
+
+def test_a_first_comment_x_refuses_leaves_the_target_published_saying_why(step, job, clocks, emulator):
+    run = step()
+    first = x.publish(run, job("the post"))  # published alone first
+    emulator.fail_problem("POST", r"/2/tweets$", 403, "Forbidden", "You are not permitted to perform this action.")
+    done = x.publish(step(), dataclasses.replace(job("the post", first_comment="refused"), state=run.saved[-1]))
+    [post] = posts(emulator)
+    assert first.outcome.published and done.outcome.external_url.endswith(post.id)
+    assert done.outcome.error_code is None and done.outcome.first_comment_error.startswith("X answered HTTP 403")
+
+
+def test_a_first_comment_met_by_a_5xx_is_retried_and_would_settle_published(step, job, clocks, emulator):
+    run = step()
+    x.publish(run, job("the post"))
+    emulator.fail_problem("POST", r"/2/tweets$", 503, "Service Unavailable", "Service Unavailable")
+    retry = x.publish(step(), dataclasses.replace(job("the post", first_comment="later"), state=run.saved[-1]))
+    assert isinstance(retry, Retry) and retry.settles.external_url.endswith(posts(emulator)[0].id)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(job("the post", first_comment="later"),
+                                                              state=retry.state), clocks)
+    assert [p.text for p in posts(emulator)] == ["the post", "later"] and done.outcome.first_comment_error is None
+
+
+def test_a_later_parts_retry_names_the_part_for_when_the_engine_gives_up(step, job, clocks, emulator):
+    emulator.fail_problem("POST", r"/2/tweets$", 503, "Service Unavailable", "Service Unavailable", times=None)
+    retry = x.publish(step(), job("part one", thread=THREE, state={"thread": ["1870000000000000099"]}))
+    assert isinstance(retry, Retry) and retry.context.startswith("part 2 of 3 (thread[0]) was not posted")
+
+
+def test_a_lost_reply_is_found_among_the_recent_posts_replying_to_its_parent(step, job, clocks, emulator):
+    publish_to_the_end(step, job("part one"), clocks)
+    [first] = posts(emulator)
+    emulator.drop(*TWEETS)  # part two is posted, its answer lost
+    its = job("part one", thread=THREE)
+    retry = x.publish(step(), dataclasses.replace(its, state={"thread": [first.id]}))
+    assert isinstance(retry, Retry) and retry.state["creating"] == "tweet"
+    clocks.to(retry.after)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=retry.state), clocks)
+    assert [p.text for p in posts(emulator)] == ["part one", "part two", "part three"]
+    assert len(emulator.calls_to(*TWEETS)) == 3 and done.outcome.published
+
+
+@pytest.mark.parametrize("killed_after", range(8))  # every save of the 4 posts: 2 each
+def test_a_worker_killed_after_any_save_of_a_thread_and_comment_leaves_each_post_once(
+        step, job, clocks, emulator, killed_after):
+    its = job("part one", thread=THREE, first_comment="the comment")
+    with pytest.raises(Killed):
+        x.publish(run := step(kill_after_save=killed_after), its)
+    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=run.saved[-1]), clocks)
+    first, second, third, comment = posts(emulator)
+    assert emulator.chain(third.id) == [first, second, third] and comment.in_reply_to == first.id
+    assert done.outcome.published and done.outcome.first_comment_error is None
+
+
+def test_a_state_saved_before_threads_existed_still_ends_published(step, job, clocks, emulator):
+    publish_to_the_end(step, job("old"), clocks)
+    [post] = posts(emulator)
+    done = x.publish(step(), job("old", state={"post": post.id}))
+    assert done.outcome.external_url.endswith(post.id) and len(posts(emulator)) == 1
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 def test_a_post_whose_answer_is_lost_is_found_among_the_recent_posts_not_sent_again(step, job, clocks, emulator):
@@ -346,7 +459,7 @@ def test_state_naming_the_post_is_saved_before_it_is_sent(step, job, clocks, emu
     x.publish(run, job("marked"))
     [at] = [i for i, call in enumerate(emulator.calls) if call.method == "POST"]
     markers = {n: state.get("creating") for n, state in zip(run.calls_at_save, run.saved)}
-    assert markers[at] == "tweet" and run.saved[-1]["post"] == posts(emulator)[0].id
+    assert markers[at] == "tweet" and run.saved[-1]["thread"] == [posts(emulator)[0].id]
 
 
 def test_same_text_sees_through_links_entities_and_a_trailing_media_link():

@@ -1,0 +1,128 @@
+"""Per-platform content (openapi.yaml, `Overrides`; docs/decisions.md#per-platform-content):
+what one platform's targets of a post publish, and the rules that content meets.
+
+A post has a caption and media; `overrides` may give a platform its own caption, media
+and options, a thread of further parts (x, threads) and a first comment (instagram,
+threads, x). `content_for` is the one place the effective content of a platform is worked
+out: the upload checks it, the views show it, the engine and the sandbox publish it.
+
+Two kinds of problem, as for a post's own caption and media:
+- what the request shows a platform cannot take at all (media it never takes, in the
+  post or a part): `media_problem`, 422 at upload;
+- what fails only that platform's targets (a caption, part or comment over the
+  platform's cap; an option this content cannot take): `target_problems`, found before
+  any platform call, by the engine, the sandbox and the preflight alike.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .platforms.base import Part
+from .platforms.rules import PlatformRules
+from .target_errors import CAPTION
+
+
+@dataclass(frozen=True)
+class Content:
+    """What the targets of one platform publish."""
+
+    caption: str
+    media: tuple[Mapping[str, str], ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    thread: tuple[Part, ...] = ()
+    first_comment: str | None = None
+    # Whether the caption and the media are the override's and differ from the post's:
+    # a target shows them only then (openapi.yaml, `Target`).
+    own_caption: bool = False
+    own_media: bool = False
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A target-level problem: its code (fanout/target_errors.py) and message."""
+
+    code: str
+    message: str
+
+
+def parse_overrides(value: str | None) -> dict[str, dict]:
+    """A post's stored overrides (JSON, None when it has none)."""
+    return json.loads(value) if value else {}
+
+
+def normalised(overrides: Mapping[str, Any] | None) -> dict[str, dict]:
+    """Overrides as stored: media items and thread parts reduced to their fields (the
+    schema allowed nothing else), empty overrides dropped."""
+    stored = {}
+    for platform, override in (overrides or {}).items():
+        kept = {}
+        if "caption" in override:
+            kept["caption"] = override["caption"]
+        if "media" in override:
+            kept["media"] = _media(override["media"])
+        if override.get("options"):
+            kept["options"] = dict(override["options"])
+        if override.get("thread"):
+            kept["thread"] = [{"caption": part["caption"], "media": _media(part.get("media") or [])}
+                              for part in override["thread"]]
+        if override.get("first_comment") is not None:
+            kept["first_comment"] = override["first_comment"]
+        if kept:
+            stored[platform] = kept
+    return stored
+
+
+def content_for(caption: str, media: list[Mapping[str, str]], overrides: Mapping[str, dict],
+                platform: str) -> Content:
+    """What `platform`'s targets publish: its override's fields, the post's otherwise."""
+    override = overrides.get(platform) or {}
+    own_caption = "caption" in override and override["caption"] != caption
+    own_media = "media" in override and list(override["media"]) != list(media)
+    return Content(
+        caption=override["caption"] if own_caption else caption,
+        media=tuple(override["media"] if own_media else media),
+        options=dict(override.get("options") or {}),
+        thread=tuple(Part(p["caption"], tuple(p.get("media") or ())) for p in override.get("thread") or ()),
+        first_comment=override.get("first_comment"),
+        own_caption=own_caption,
+        own_media=own_media,
+    )
+
+
+def media_problem(rules: PlatformRules, content: Content) -> str | None:
+    """Why the platform of `rules` cannot take this content's media (the post's or a
+    part's), as far as the request alone shows: 422 `unsupported_media_for_platform` at
+    upload. `content` is a Content, or a Job (fanout/platforms/base.py), which carries the
+    same fields."""
+    problem = rules.media_problem(list(content.media))
+    if problem:
+        return problem
+    for index, part in enumerate(content.thread):
+        if part.media and (problem := rules.media_problem(list(part.media))):
+            return problem.replace(f"{rules.platform}: ", f"{rules.platform}: thread[{index}].", 1)
+    return None
+
+
+def target_problems(rules: PlatformRules, content: Content) -> list[Problem]:
+    """Every problem that fails the targets of the platform of `rules` before any call, in
+    the order they are reported: the caption, each thread part, the first comment, the
+    options. `content` is a Content, or a Job (fanout/platforms/base.py), which carries the
+    same fields."""
+    found = []
+    if problem := rules.caption_problem(content.caption):
+        found.append(Problem(CAPTION, problem))
+    for index, part in enumerate(content.thread):
+        if problem := rules.caption_problem(part.caption, f"thread[{index}].caption"):
+            found.append(Problem(CAPTION, problem))
+    if content.first_comment is not None and (problem := rules.comment_problem(content.first_comment)):
+        found.append(Problem(CAPTION, problem))
+    check = rules.options_problem
+    if content.options and check is not None and (problem := check(content.options, content.media)):
+        found.append(Problem(*problem))
+    return found
+
+
+def _media(items) -> list[dict]:
+    return [{"url": item["url"], "type": item["type"]} for item in items]

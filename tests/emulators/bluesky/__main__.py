@@ -1,0 +1,61 @@
+"""Run the Bluesky emulator on its own: `python -m tests.emulators.bluesky --port 9210`.
+
+Prints where it listens and the FANOUT_PLATFORM_HOSTS that sends Fanout to it (Bluesky has
+no app to register: accounts sign in with a handle and an app password), then serves until
+Ctrl-C or SIGTERM. Its clock follows real time; `POST /_emulator/advance {"seconds": N}`
+still jumps ahead.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from ..clock import EmulatorClock
+from .emulator import BlueskyEmulator
+from .state import BlueskyAccount
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.emulators.bluesky", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+    parser.add_argument("--account", action="append", default=[], metavar="HANDLE:APP_PASSWORD",
+                        help="an account (repeatable); default emu.bsky.social:abcd-efgh-ijkl-mnop")
+    parser.add_argument("--processing-time", type=float, default=10, metavar="SECONDS",
+                        help="how long a video takes on the video service (default 10)")
+    args = parser.parse_args(argv)
+    accounts = None
+    if args.account:
+        accounts = []
+        for n, pair in enumerate(args.account, 1):
+            handle, sep, password = pair.partition(":")
+            if not sep or not handle or not password:
+                parser.error(f"--account {pair!r} is not HANDLE:APP_PASSWORD")
+            accounts.append(BlueskyAccount(f"did:plc:emu{n:021d}".replace("0", "a").replace("1", "b")[:32],
+                                           handle, app_passwords=(password,)))
+    server = BlueskyEmulator(accounts=accounts, processing_seconds=args.processing_time, host=args.host,
+                             port=args.port, clock=EmulatorClock(follow_real_time=True))
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        server.start()
+    except OSError as e:
+        print(f"the bluesky server cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
+        return 1
+    try:
+        print(f"bluesky emulator on {server.base_url} (control: {server.base_url}/_emulator/)", flush=True)
+        for account in server.accounts:
+            print(f"account {account.handle} ({account.did}), app password {account.app_passwords[0]}", flush=True)
+        print(f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}", flush=True)
+        stop.wait()
+    finally:
+        server.stop()
+    print("stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Run the LinkedIn emulator on its own: `python -m tests.emulators.linkedin --port 9220`.
+
+Prints where it listens and the settings that send Fanout to it, then serves until Ctrl-C
+or SIGTERM. Its clock follows real time, so media finish processing by themselves;
+`POST /_emulator/advance {"seconds": N}` still jumps ahead.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from ..clock import EmulatorClock
+from .emulator import LinkedInEmulator
+from .state import LinkedInMember
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.emulators.linkedin", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+    parser.add_argument("--client-id", default="linkedin-app-id")
+    parser.add_argument("--client-secret", default="linkedin-app-secret")
+    parser.add_argument("--member", action="append", default=[], metavar="SUB:NAME",
+                        help="a member (repeatable; the first one consents); default emuLiMember01:Emu Linked")
+    parser.add_argument("--refresh-tokens", action="store_true",
+                        help="an app approved for programmatic refresh tokens")
+    args = parser.parse_args(argv)
+    members = None
+    if args.member:
+        members = []
+        for pair in args.member:
+            sub, sep, name = pair.partition(":")
+            if not sep or not sub or not name:
+                parser.error(f"--member {pair!r} is not SUB:NAME")
+            members.append(LinkedInMember(sub, name))
+    server = LinkedInEmulator(args.client_id, args.client_secret, members=members, refresh_tokens=args.refresh_tokens,
+                              host=args.host, port=args.port, clock=EmulatorClock(follow_real_time=True))
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        server.start()
+    except OSError as e:
+        print(f"the linkedin server cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
+        return 1
+    try:
+        print(f"linkedin emulator on {server.base_url} (control: {server.base_url}/_emulator/)", flush=True)
+        print(f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}", flush=True)
+        print(f"FANOUT_LINKEDIN_CLIENT_ID={server.client_id}", flush=True)
+        print(f"FANOUT_LINKEDIN_CLIENT_SECRET={server.client_secret}", flush=True)
+        stop.wait()
+    finally:
+        server.stop()
+    print("stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,7 +7,7 @@ accounts), serves it with `fanout api` (one process) and loads it with wrk, uplo
 gets in turn, 20 s at a time, until `--requests` requests were answered; then reads the
 API process's resident memory (VmRSS, and its peak VmHWM). Then a `fanout worker` (the
 default 4 threads) publishes every sandbox post those uploads made, and its memory is read
-the same way once the queue is empty. Linux only (/proc); needs wrk.
+the same way once the queue is empty (`--no-worker`: not). Linux only (/proc); needs wrk.
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=100_000)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workspaces", type=int, default=200)
+    parser.add_argument("--no-worker", action="store_true", help="the API process only: no worker publishing after")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         parser.error("wrk is not installed (apt-get install wrk)")
@@ -87,6 +88,8 @@ def main() -> int:
             print(f"fanout api after {done} requests in {time.monotonic() - started:.0f} s: RSS {rss:.0f} MiB "
                   f"(at start {start_rss:.0f}), peak {peak:.0f} MiB")
             procs.stop(api)
+            if args.no_worker:
+                return 0
 
             with (folder / "worker.log").open("w") as out:
                 worker = procs.start([sys.executable, "-m", "fanout", "worker"], env=env, stdout=out,

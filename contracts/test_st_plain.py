@@ -61,12 +61,16 @@ METHODS = ("get", "put", "post", "delete", "patch")
 # (operation, status, error code, a word of the message): the answers to schema-valid
 # requests that only the data can refuse (contracts/schemathesis.toml says why for each).
 # An upload, its preflight and a change of a post share the upload's rules: the accounts and
-# media above, and a `scheduled_at` within 60 s ago and 365 days ahead (a rule of the clock).
+# media above, a `scheduled_at` within 60 s ago and 365 days ahead (a rule of the clock), and
+# `accounts` and `overrides` naming only platforms the post reaches (checked by the service,
+# not one schema rule per platform: openapi.yaml, `UploadRequest`).
 DATA_RULES = {
     *((operation, status, code, word)
       for operation in ("POST /v1/upload", "POST /v1/upload/preflight", "PATCH /v1/posts/{id}")
       for status, code, word in ((422, "account_not_connected", ""), (422, "unsupported_media_for_platform", ""),
-                                 (400, "validation_error", "scheduled_at"))),
+                                 (400, "validation_error", "scheduled_at"),
+                                 (400, "validation_error", "which is not in platforms"),
+                                 (400, "validation_error", "which this post does not reach"))),
     ("GET /v1/posts", 400, "validation_error", "cursor"),
     ("GET /v1/webhooks/{id}/deliveries", 400, "validation_error", "cursor"),
     ("GET /v1/events", 400, "validation_error", "cursor"),

@@ -74,7 +74,7 @@ def test_st_run_against_a_real_server(cli, servers, insecure_env, webhook_receiv
         "--report", "junit", "--report-dir", str(tmp_path / "schemathesis-report"),
         "--no-color",
     ]
-    done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     print(done.stdout)  # the run's summary, shown with `pytest -rP`
     assert done.returncode == 0, (
         f"st run exited {done.returncode}\n--- output ---\n{done.stdout}\n{done.stderr}\n"

@@ -36,8 +36,8 @@ def verified() -> tuple[str, ...]:
     return ("127.0.0.1",)  # TikTok pulls the photos from the media server
 
 
-# The platforms of SPEC.md, whose emulators this world serves (Bluesky and LinkedIn have
-# their own: tests/platforms/bluesky/, tests/platforms/linkedin/).
+# The four platforms whose emulators this world serves (Bluesky and LinkedIn have their
+# own: tests/platforms/bluesky/, tests/platforms/linkedin/).
 FOUR = ("instagram", "threads", "tiktok", "x")
 
 

@@ -42,7 +42,7 @@ from .base import AuthFailed, Done, Job, Outcome, Part, Result, Retry, Step, Sto
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, scrub
 from .polling import next_check
-from .steps import RETRY_AFTER, Steps
+from .steps import RETRY_AFTER, ThreadSteps
 
 # Not a failure: the container is not ready to publish yet; poll it again.
 NOT_READY = "not_ready"
@@ -136,7 +136,7 @@ def token_answer(title: str, response: PlatformResponse, what: str, *secrets: st
 
 # --- publishing through containers -------------------------------------------------------
 
-class Containers(Steps):
+class Containers(ThreadSteps):
     """One step of publishing a job through containers (fanout/platforms/steps.py), whose
     retries stop at the containers' window. Subclasses name the platform's paths and
     parameters (the class attributes and the hooks below).
@@ -199,10 +199,6 @@ class Containers(Steps):
     # -- the sequence: the parts in order, each a reply to the one before, then the comment
 
     @property
-    def commenting(self) -> bool:
-        return self.index == len(self.job.parts)
-
-    @property
     def part(self) -> Part:
         return Part(self.job.first_comment or "") if self.commenting else self.job.parts[self.index]
 
@@ -230,29 +226,6 @@ class Containers(Steps):
 
     def published(self) -> Outcome:
         return Outcome(external_url=self.state["thread"][0]["permalink"])
-
-    def within_part(self, publish) -> Result | None:
-        """Publish the current part (None once it is out), its failures said as the part's:
-        a later part's name the part and what is out; the comment's leave the target
-        published with `first_comment_error`."""
-        try:
-            result = publish()
-        except Stop as stop:
-            result = stop.result
-        if result is None or not (self.index or self.commenting):
-            return result
-        if self.commenting:
-            if isinstance(result, Retry):
-                return dataclasses.replace(result, settles=self.published())
-            if isinstance(result, Done) and not result.outcome.published:
-                return Done(dataclasses.replace(self.published(), first_comment_error=result.outcome.error_message))
-            return result
-        if isinstance(result, Retry):
-            return dataclasses.replace(result, context=self.where())
-        if isinstance(result, Done) and not result.outcome.published:
-            return Done(dataclasses.replace(result.outcome, error_message=f"{self.where()}: "
-                                                                          f"{result.outcome.error_message}"))
-        return result
 
     def where(self) -> str:
         """The part being published and the permalinks of those already out, for messages."""

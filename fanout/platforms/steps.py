@@ -8,11 +8,12 @@ with its result (fanout/platforms/base.py).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 from typing import Any
 
-from .base import Job, Result, Retry, Step, Stop
+from .base import Done, Job, Outcome, Result, Retry, Step, Stop
 
 # A transient failure is tried again after this (the engine stretches it and bounds retries).
 RETRY_AFTER = _dt.timedelta(seconds=30)
@@ -45,3 +46,45 @@ class Steps:
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later, from the state as it stands."""
         return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+
+
+class ThreadSteps(Steps):
+    """A publish that posts the job's parts in order, each a reply to the one before, then
+    its first comment: `index` is the part being posted (len(job.parts) for the comment).
+    Subclasses say what is `published` (the first part's permalink) and `where` a failure
+    happened (the part, and the permalinks already out)."""
+
+    index = 0
+
+    @property
+    def commenting(self) -> bool:
+        return self.index == len(self.job.parts)
+
+    def published(self) -> Outcome:
+        raise NotImplementedError
+
+    def where(self) -> str:
+        raise NotImplementedError
+
+    def within_part(self, publish) -> Result | None:
+        """Publish the current part (None once it is out), its failures said as the part's:
+        a later part's name the part and what is out; the comment's leave the target
+        published with `first_comment_error`."""
+        try:
+            result = publish()
+        except Stop as stop:
+            result = stop.result
+        if result is None or not (self.index or self.commenting):
+            return result
+        if self.commenting:
+            if isinstance(result, Retry):
+                return dataclasses.replace(result, settles=self.published())
+            if isinstance(result, Done) and not result.outcome.published:
+                return Done(dataclasses.replace(self.published(), first_comment_error=result.outcome.error_message))
+            return result
+        if isinstance(result, Retry):
+            return dataclasses.replace(result, context=self.where())
+        if isinstance(result, Done) and not result.outcome.published:
+            return Done(dataclasses.replace(result.outcome, error_message=f"{self.where()}: "
+                                                                          f"{result.outcome.error_message}"))
+        return result

@@ -40,14 +40,14 @@ from urllib.parse import quote, urlencode
 
 from ...target_errors import AUTH, EXPIRED, MEDIA, RATE, UNKNOWN
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Part, Result, Retry, Step, Stop, Wait,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Part, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from .errors import MAPPING
 from ..polling import next_check
-from ..steps import Steps
+from ..steps import ThreadSteps
 from .rules import RULES
 
 HOSTS = ("x.com", "api.x.com")
@@ -256,7 +256,7 @@ def same_text(sent: str, stored: str, *, reply: bool = False) -> bool:
     return theirs == ours or (theirs.startswith(ours) and not theirs[len(ours):].replace("\u2060", "").strip())
 
 
-class _Posting(Steps):
+class _Posting(ThreadSteps):
     """One step (fanout/platforms/steps.py). State keys (all JSON):
     - `thread`: the ids of the parts posted so far, in order (the first post first);
     - for the post being made (the next part, or the first comment once every part is out):
@@ -276,10 +276,6 @@ class _Posting(Steps):
         self.index = 0  # the part being posted; len(job.parts) for the first comment
 
     # -- the sequence: the parts in order, each a reply to the one before, then the comment
-
-    @property
-    def commenting(self) -> bool:
-        return self.index == len(self.job.parts)
 
     @property
     def part(self) -> Part:
@@ -311,29 +307,6 @@ class _Posting(Steps):
 
     def published(self) -> Outcome:
         return Outcome(external_url=permalink(self.job.username, self.state["thread"][0]))
-
-    def within_part(self, publish) -> Result | None:
-        """Publish the current part (None once it is out), its failures said as the part's:
-        a later part's name the part and what is out; the comment's leave the target
-        published with `first_comment_error`."""
-        try:
-            result = publish()
-        except Stop as stop:
-            result = stop.result
-        if result is None or not (self.index or self.commenting):
-            return result
-        if self.commenting:
-            if isinstance(result, Retry):
-                return dataclasses.replace(result, settles=self.published())
-            if isinstance(result, Done) and not result.outcome.published:
-                return Done(dataclasses.replace(self.published(), first_comment_error=result.outcome.error_message))
-            return result
-        if isinstance(result, Retry):
-            return dataclasses.replace(result, context=self.where())
-        if isinstance(result, Done) and not result.outcome.published:
-            return Done(dataclasses.replace(result.outcome, error_message=f"{self.where()}: "
-                                                                          f"{result.outcome.error_message}"))
-        return result
 
     def where(self) -> str:
         """The part being posted and the permalinks of those already out, for messages."""

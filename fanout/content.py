@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .platforms.base import Part
+from .platforms.base import Job, Part
 from .platforms.rules import PlatformRules
 from .target_errors import CAPTION
 
@@ -126,3 +126,24 @@ def target_problems(rules: PlatformRules, content: Content) -> list[Problem]:
 
 def _media(items) -> list[dict]:
     return [{"url": item["url"], "type": item["type"]} for item in items]
+
+
+def job_of(rt, account, content: Content, *, target_id: str, state=None, simulate_error: str | None = None,
+           published_last_24h: int = 0) -> Job:
+    """What an adapter is given to publish (or foresee) `content` on `account`: one
+    construction for the engine and the preflight, so both hand an adapter the same job."""
+    return Job(
+        target_id=target_id,
+        platform=account.platform,
+        user_id=account.platform_user_id,
+        username=account.username,
+        access_token=rt.keyring.decrypt(account.access_token) if account.access_token else "",
+        caption=content.caption,
+        media=tuple(content.media),
+        state=state or {},
+        simulate_error=simulate_error,
+        published_last_24h=published_last_24h,
+        options=content.options,
+        thread=content.thread,
+        first_comment=content.first_comment,
+    )

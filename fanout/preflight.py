@@ -31,7 +31,7 @@ import datetime as _dt
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .content import Content, content_for
+from .content import Content, content_for, job_of
 from .content import target_problems as content_problems
 from .models import caps
 from .models.lifecycle import published_in_workspace, published_since
@@ -39,7 +39,7 @@ from .models.tables.account import Account
 from .models.upload import check_destinations, draft_from_request
 from .models.workspace import Workspace
 from .platforms import sandbox as sandbox_platform
-from .platforms.base import Job, Outcome
+from .platforms.base import Outcome
 from .platforms.setup import live_setup
 from .target_errors import AUTH, UNKNOWN
 
@@ -89,7 +89,9 @@ def target_problems(rt, account: Account, content: Content, *, sandbox: bool,
     foresee = getattr(platform.adapter, "foresee", None)
     if foresee is not None:
         account = Account.get_by_id(account.id)  # its token may have been refreshed just now
-        found += foresee(Foresight(rt, platform, account), _job(rt, account, content))
+        recent = published_since(account.id, rt.now() - DAY)
+        job = job_of(rt, account, content, target_id="preflight", published_last_24h=recent)
+        found += foresee(Foresight(rt, platform, account), job)
     return found
 
 
@@ -173,18 +175,3 @@ class Foresight:
 DAY = _dt.timedelta(hours=24)
 
 
-def _job(rt, account: Account, content: Content) -> Job:
-    return Job(
-        target_id="preflight",
-        platform=account.platform,
-        user_id=account.platform_user_id,
-        username=account.username,
-        access_token=rt.keyring.decrypt(account.access_token) if account.access_token else "",
-        caption=content.caption,
-        media=tuple(content.media),
-        state={},
-        published_last_24h=published_since(account.id, rt.now() - DAY),
-        options=content.options,
-        thread=content.thread,
-        first_comment=content.first_comment,
-    )

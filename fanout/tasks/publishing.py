@@ -31,7 +31,7 @@ from ..models.lifecycle import (
 from ..models.upload import WAKE_AHEAD
 from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
-from ..content import target_problems
+from ..content import job_of, target_problems
 from ..preflight import media_problems, unconfigured
 from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
@@ -202,22 +202,8 @@ def _before_platform(rt, platform, post, target) -> Done | None:
 
 
 def _job(rt, post, target, account, state, recent) -> Job:
-    content = post.content_for(target.platform)
-    return Job(
-        target_id=target.id,
-        platform=target.platform,
-        user_id=account.platform_user_id,
-        username=account.username,
-        access_token=rt.keyring.decrypt(account.access_token) if account.access_token else "",
-        caption=content.caption,
-        media=content.media,
-        state=state,
-        simulate_error=post.simulate_error,
-        published_last_24h=recent,
-        options=content.options,
-        thread=content.thread,
-        first_comment=content.first_comment,
-    )
+    return job_of(rt, account, post.content_for(target.platform), target_id=target.id, state=state,
+                  simulate_error=post.simulate_error, published_last_24h=recent)
 
 
 def _settle(rt, target, state, result: Result) -> None:

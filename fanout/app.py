@@ -1,7 +1,6 @@
 """The app factory: `create_app(settings)` builds the Connexion app over a booted runtime."""
 from __future__ import annotations
 
-import copy
 import logging
 
 from connexion import AsyncApp
@@ -15,6 +14,7 @@ from . import runtime as _runtime
 from . import spec as _spec
 from .boot import boot
 from .handlers import HeldConnection, connect_pages, docs, sandbox_pages
+from .http import spec_check
 from .http.bodylimit import BodyLimitMiddleware
 from .http.errors import make_error_handler, render_crash
 from .http.headmethod import UndocumentedHeadMiddleware
@@ -28,6 +28,8 @@ from .problems import Problem
 from .settings import Settings
 
 log = logging.getLogger(__name__)
+
+spec_check.install()
 
 
 def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:
@@ -43,7 +45,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.
     # A copy, as Connexion fills in defaults in the dict it is given.
     app.add_api(
-        copy.deepcopy(spec),
+        _spec.fresh_copy(spec),
         strict_validation=True,
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,

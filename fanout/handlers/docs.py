@@ -78,12 +78,13 @@ def index_html(title: str) -> str:
 
 def routes(spec: dict, base_url: str) -> list:
     """Starlette routes for the documents and pages, rendered once for this deployment."""
-    doc = _spec.published(spec, base_url)
-    index = index_html(doc["info"]["title"])
+    index = index_html(spec["info"]["title"])
 
-    # Rendered on first use: dumping YAML takes a quarter second, and most apps never serve it.
+    # Made and rendered on first use: dumping YAML takes a quarter second, and most apps
+    # never serve it.
     @functools.cache
     def rendered(media_type: str) -> bytes:
+        doc = _spec.published(spec, base_url)
         if media_type == "application/json":
             return json.dumps(doc, ensure_ascii=False).encode()
         return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode()

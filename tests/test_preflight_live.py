@@ -12,40 +12,21 @@ import pytest
 import requests
 
 from fanout.models import Account, Post, Target, db
-from fanout.platforms.base import App
 
 from .conftest import run_queue
-from .emulators.instagram import InstagramEmulator
 from .emulators.media import png_bytes
 from .emulators.media.server import sample_media_server
-from .emulators.tiktok import TikTokEmulator
-from .emulators.x import XEmulator
+from .platforms.live import (  # noqa: F401 (fixtures)
+    INSTAGRAM_APP, THREADS_APP, TIKTOK_APP, X_APP, connected_account, insecure_urls, instagram_server,
+    tiktok_server, x_server,
+)
 from .threads_world import (  # noqa: F401 (fixtures)
-    USER_ID as THREADS_USER, browser, connect_link, emulator, headers, live, port, query_of, run_for, served_with,
-    threads_server,
+    USER_ID as THREADS_USER, browser, emulator, headers, live, port, run_for, served_with, threads_server,
 )
 
 X_USER = "1600000000000000001"
 IG_USER = "17841400000000002"
 TT_USER = "-000emuTikTokOpenId0001"
-
-
-@pytest.fixture(scope="module")
-def x_server():
-    with XEmulator("x-client-id", "x-client-secret") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def instagram_server():
-    with InstagramEmulator("ig-app-id", "ig-app-secret") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def tiktok_server():
-    with TikTokEmulator("tt-client-key", "tt-client-secret") as server:
-        yield server
 
 
 @pytest.fixture
@@ -57,17 +38,12 @@ def verified() -> tuple[str, ...]:
 @pytest.fixture
 def settings(settings, port, threads_server, x_server, instagram_server, tiktok_server, verified):
     served = served_with(settings, port, {
-        "threads": (threads_server, App("app-id", "app-secret")),
-        "x": (x_server, App("x-client-id", "x-client-secret")),
-        "instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
-        "tiktok": (tiktok_server, App("tt-client-key", "tt-client-secret")),
+        "threads": (threads_server, THREADS_APP),
+        "x": (x_server, X_APP),
+        "instagram": (instagram_server, INSTAGRAM_APP),
+        "tiktok": (tiktok_server, TIKTOK_APP),
     })
     return served.with_platform("tiktok", verified_domains=verified)
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server is http on loopback
 
 
 @pytest.fixture(scope="module")
@@ -95,10 +71,7 @@ def platforms_up(live, emulator, x_server, instagram_server, tiktok_server):
 @pytest.fixture
 def connect(browser, live, headers, platforms_up):
     def connect(platform: str) -> str:
-        landed = browser.get(connect_link(live, headers, platform), timeout=10)
-        query = query_of(landed.url)
-        assert query.get("status") == "connected", query
-        return query["account_id"]
+        return connected_account(browser, live, headers, platform)
 
     return connect
 

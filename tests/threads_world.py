@@ -136,8 +136,9 @@ def callback_url(browser, link: str) -> str:
     return back.headers["location"]
 
 
-def connect(browser, live: str, headers: dict) -> dict:
-    landed = browser.get(connect_link(live, headers), timeout=10)
+def connect(browser, live: str, headers: dict, platform: str = "threads") -> dict:
+    """Follow the connect flow of `platform` in the browser: the query it lands on."""
+    landed = browser.get(connect_link(live, headers, platform), timeout=10)
     assert landed.status_code == 200, landed.text
     return query_of(landed.url)
 

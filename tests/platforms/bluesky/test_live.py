@@ -13,7 +13,6 @@ import dataclasses
 import pytest
 import requests
 
-from fanout.models import Account, db
 from fanout.platforms.http import parse_hosts
 from fanout.tasks import tokens
 
@@ -24,6 +23,7 @@ from ...media_files import mp4
 from ...threads_world import (  # noqa: F401 (fixtures)
     accounts, browser, connect_link, headers, only_target, port, query_of, run_for, serve_app,
 )
+from ..live import insecure_urls, stored, uploader  # noqa: F401 (fixtures)
 from ..threads.test_live import publish_with_a_death
 from .test_adapter import BLUESKY_ROWS, DID, HANDLE, APP_PASSWORD, CREATE, item_of, rkey_of, xrpc_error
 
@@ -61,11 +61,6 @@ def live(app, port) -> str:
     yield from serve_app(app, port)
 
 
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server is http on loopback
-
-
 @pytest.fixture(scope="module")
 def media():
     with sample_media_server() as server:
@@ -89,11 +84,7 @@ def account(live, headers, sky) -> str:
     return query_of(landed.headers["location"])["account_id"]
 
 
-def upload(live, headers, caption="hello from fanout", media_items=(), **body) -> dict:
-    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
-        "caption": caption, "platforms": ["bluesky"], "media": list(media_items), **body})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+upload = uploader("bluesky")
 
 
 def posts(sky) -> list:
@@ -102,11 +93,6 @@ def posts(sky) -> list:
 
 def permalink(record) -> str:
     return f"https://bsky.app/profile/{DID}/post/{rkey_of(record)}"
-
-
-def stored(account_id) -> Account:
-    with db.connection_context():
-        return Account.get_by_id(account_id)
 
 
 # --- connect -------------------------------------------------------------------------------

@@ -13,12 +13,9 @@ import json
 import pytest
 import requests
 
-from fanout.models import Account, db
-from fanout.platforms.base import App
 from fanout.tasks import tokens
 
 from ...conftest import run_queue
-from ...emulators.instagram import InstagramEmulator
 from ...emulators.media import jpeg_bytes, png_bytes
 from ...emulators.media.server import sample_media_server
 from .test_adapter import CONTAINER_ROWS, CREATE, GRAPH_ROWS, PUBLISH, TRANSIENT_ROWS, graph_error
@@ -27,15 +24,12 @@ from ...threads_world import (  # noqa: F401 (fixtures)
     accounts, browser, connect_link, emulator, headers, hook, live, only_target, port, query_of, run_for, served_with,
     threads_server,
 )
+from ..live import (  # noqa: F401 (fixtures)
+    INSTAGRAM_APP, THREADS_APP, connected_account, insecure_urls, instagram_server, stored, uploader,
+)
 
 IG_USER, IG_USERNAME = "17841400000000002", "emu_instagram"
 AUTH_ROWS = {row for row, *_, code in GRAPH_ROWS if code == "platform_auth_expired"}
-
-
-@pytest.fixture(scope="module")
-def instagram_server():
-    with InstagramEmulator("ig-app-id", "ig-app-secret") as server:
-        yield server
 
 
 @pytest.fixture
@@ -52,13 +46,8 @@ def ig(instagram_server, live):
 def settings(settings, port, threads_server, instagram_server):
     """The suite's settings, served on `port`, with Instagram and Threads apps and both
     emulators' hosts."""
-    return served_with(settings, port, {"instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
-                                        "threads": (threads_server, App("app-id", "app-secret"))})
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server and the webhook receiver are http on loopback
+    return served_with(settings, port, {"instagram": (instagram_server, INSTAGRAM_APP),
+                                        "threads": (threads_server, THREADS_APP)})
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +66,7 @@ def connect_instagram(browser, live, headers) -> dict:
 
 @pytest.fixture
 def account(browser, live, headers, ig) -> str:
-    query = connect_instagram(browser, live, headers)
-    assert query["status"] == "connected", query
-    return query["account_id"]
+    return connected_account(browser, live, headers, "instagram")
 
 
 def photo(media, name="photo.jpg") -> dict:
@@ -90,11 +77,7 @@ def clip(media) -> dict:
     return {"url": media.url("clip.mp4"), "type": "video"}
 
 
-def upload(live, headers, caption="hello from fanout", media_items=(), expect=201, **body) -> dict:
-    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
-        "caption": caption, "platforms": ["instagram"], "media": list(media_items), **body})
-    assert answer.status_code == expect, answer.text
-    return answer.json()
+upload = uploader("instagram")
 
 
 def posts(ig) -> list:
@@ -102,8 +85,7 @@ def posts(ig) -> list:
 
 
 def account_status(account_id) -> str:
-    with db.connection_context():
-        return Account.get_by_id(account_id).status
+    return stored(account_id).status
 
 
 # --- connect -------------------------------------------------------------------------------
@@ -332,15 +314,13 @@ def test_an_auth_error_earns_one_refresh_and_one_replay_that_publishes(live, hea
 
 
 def test_the_periodic_refresh_renews_the_token_once_its_time_came(live, headers, account, ig, media, rt, clock):
-    with db.connection_context():
-        before = Account.get_by_id(account)
+    before = stored(account)
     assert tokens.refresh_due_tokens(rt) == {}
     days = (before.refresh_at - clock.now).days + 1
     clock.advance(days=days)
     ig.advance(days * 86400)
     assert tokens.refresh_due_tokens(rt) == {account: "refreshed"}
-    with db.connection_context():
-        after = Account.get_by_id(account)
+    after = stored(account)
     assert rt.keyring.decrypt(after.access_token) != rt.keyring.decrypt(before.access_token)
     assert after.token_expires_at > before.token_expires_at
     post = upload(live, headers, "with the new token", [photo(media)])

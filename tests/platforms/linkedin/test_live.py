@@ -9,9 +9,7 @@ never twice when a worker dies at any call.
 from __future__ import annotations
 
 import pytest
-import requests
 
-from fanout.models import Account, db
 from fanout.platforms.base import App
 from fanout.tasks import tokens
 
@@ -20,8 +18,10 @@ from ...emulators.linkedin import LinkedInEmulator
 from ...emulators.media.server import sample_media_server
 from ...media_files import mp4
 from ...threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, headers, only_target, port, query_of, run_for, serve_app, served_with,
+    accounts, browser, connect, connect_link, headers, only_target, port, query_of, run_for, serve_app,
+    served_with,
 )
+from ..live import connected_account, insecure_urls, stored, uploader  # noqa: F401 (fixtures)
 from ..threads.test_live import publish_with_a_death
 from .test_adapter import LINKEDIN_ROWS, NAME, POSTS, SUB, item_of, rest_error
 
@@ -56,11 +56,6 @@ def li(li_server, live, clock):
     assert not li_server.errors, li_server.errors[0]
 
 
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server is http on loopback
-
-
 @pytest.fixture(scope="module")
 def media():
     with sample_media_server() as server:
@@ -68,24 +63,12 @@ def media():
         yield server
 
 
-def connect_linkedin(browser, live, headers) -> dict:
-    landed = browser.get(connect_link(live, headers, "linkedin"), timeout=10)
-    assert landed.status_code == 200, landed.text
-    return query_of(landed.url)
-
-
 @pytest.fixture
 def account(browser, live, headers, li) -> str:
-    query = connect_linkedin(browser, live, headers)
-    assert query["status"] == "connected", query
-    return query["account_id"]
+    return connected_account(browser, live, headers, "linkedin")
 
 
-def upload(live, headers, caption="hello from fanout", media_items=(), **body) -> dict:
-    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
-        "caption": caption, "platforms": ["linkedin"], "media": list(media_items), **body})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+upload = uploader("linkedin")
 
 
 def posts(li) -> list:
@@ -96,15 +79,10 @@ def feed_url(post) -> str:
     return f"https://www.linkedin.com/feed/update/{post.urn}/"
 
 
-def stored(account_id) -> Account:
-    with db.connection_context():
-        return Account.get_by_id(account_id)
-
-
 # --- connect -------------------------------------------------------------------------------
 
 def test_connecting_adds_an_active_account_named_by_the_member(browser, live, headers, li):
-    query = connect_linkedin(browser, live, headers)
+    query = connect(browser, live, headers, "linkedin")
     [listed] = accounts(live, headers)
     assert (listed["id"], listed["platform"], listed["username"], listed["status"]) == (
         query["account_id"], "linkedin", NAME, "active")
@@ -118,7 +96,7 @@ def test_the_consent_asks_for_openid_profile_and_w_member_social(browser, live, 
 
 def test_a_member_who_cancels_comes_back_as_access_denied(browser, live, headers, li):
     li.deny_consent()
-    assert connect_linkedin(browser, live, headers)["error"] == "access_denied"
+    assert connect(browser, live, headers, "linkedin")["error"] == "access_denied"
 
 
 def test_without_refresh_tokens_the_account_lives_until_its_token_ends_then_expires(
@@ -137,7 +115,7 @@ def test_without_refresh_tokens_the_account_lives_until_its_token_ends_then_expi
 
 def test_with_refresh_tokens_the_token_is_renewed_before_its_60_days(browser, live, headers, li, rt, clock):
     li.configure(refresh_tokens=True)
-    account = connect_linkedin(browser, live, headers)["account_id"]
+    account = connect(browser, live, headers, "linkedin")["account_id"]
     before = stored(account)
     clock.advance(days=60)
     li.advance(60 * 86400)

@@ -13,7 +13,7 @@ import json
 import pytest
 import requests
 
-from fanout.models import Account, Target, db
+from fanout.models import Target, db
 from fanout.tasks import publishing, tokens
 
 from ...conftest import run_queue
@@ -23,13 +23,9 @@ from .test_adapter import CONTAINER_ROWS, GRAPH_ROWS
 from ...threads_world import (  # noqa: F401 (fixtures)
     USER_ID, browser, connect, emulator, headers, hook, live, port, settings, threads_server,
 )
+from ..live import connected_account, insecure_urls, stored  # noqa: F401 (fixtures)
 
 AUTH_ROWS = {row for row, *_, code in GRAPH_ROWS if code == "platform_auth_expired"}
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server and the webhook receiver are http on loopback
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +37,7 @@ def media():
 
 @pytest.fixture
 def account(browser, live, headers) -> str:
-    query = connect(browser, live, headers)
-    assert query["status"] == "connected", query
-    return query["account_id"]
+    return connected_account(browser, live, headers, "threads")
 
 
 def upload(live, headers, caption="hello from fanout", **body) -> dict:
@@ -62,8 +56,7 @@ def events(httpserver) -> list[dict]:
 
 
 def account_status(account_id) -> str:
-    with db.connection_context():
-        return Account.get_by_id(account_id).status
+    return stored(account_id).status
 
 
 def posts(emulator) -> list:
@@ -278,11 +271,6 @@ def test_a_publish_whose_connection_drops_after_publishing_leaves_exactly_one_po
     assert target["status"] == "published" and target["external_url"] == posts(emulator)[0].permalink
     assert len(posts(emulator)) == 1
 
-
-
-def stored(account_id) -> Account:
-    with db.connection_context():
-        return Account.get_by_id(account_id)
 
 
 def test_the_periodic_refresh_renews_a_token_whose_refresh_time_came(live, headers, account, emulator, rt, clock):

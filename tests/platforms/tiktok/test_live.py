@@ -12,43 +12,23 @@ from __future__ import annotations
 import pytest
 import requests
 
-from fanout.models import Account, db
-from fanout.platforms.base import App
 from fanout.tasks import tokens
 
 from ...conftest import run_queue
-from ...emulators.instagram import InstagramEmulator
 from ...emulators.media import jpeg_bytes
 from ...emulators.media.server import sample_media_server
-from ...emulators.tiktok import TikTokEmulator
-from ...emulators.x import XEmulator
 from ..threads.test_live import publish_with_a_death
 from .test_adapter import FAIL_REASONS, INIT_ROWS, VIDEO_INIT
 from ...threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, emulator, headers, live, only_target, port, query_of, run_for, served_with,
-    threads_server,
+    accounts, browser, connect, emulator, headers, live, only_target, port, run_for, served_with, threads_server,
+)
+from ..live import (  # noqa: F401 (fixtures)
+    INSTAGRAM_APP, THREADS_APP, TIKTOK_APP, X_APP, connected_account, insecure_urls, instagram_server, stored,
+    tiktok_server, uploader, x_server,
 )
 
 OPEN_ID, USERNAME = "-000emuTikTokOpenId0001", "emu_tiktok"
 AUTH_ROWS = {row for row, *_, code in INIT_ROWS if code == "platform_auth_expired"}
-
-
-@pytest.fixture(scope="module")
-def tiktok_server():
-    with TikTokEmulator("tt-client-key", "tt-client-secret") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def x_server():
-    with XEmulator("x-client-id", "x-client-secret") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def instagram_server():
-    with InstagramEmulator("ig-app-id", "ig-app-secret") as server:
-        yield server
 
 
 @pytest.fixture
@@ -74,17 +54,12 @@ def upload_method() -> str:
 @pytest.fixture
 def settings(settings, port, threads_server, tiktok_server, x_server, instagram_server, verified, upload_method):
     served = served_with(settings, port, {
-        "tiktok": (tiktok_server, App("tt-client-key", "tt-client-secret")),
-        "threads": (threads_server, App("app-id", "app-secret")),
-        "x": (x_server, App("x-client-id", "x-client-secret")),
-        "instagram": (instagram_server, App("ig-app-id", "ig-app-secret")),
+        "tiktok": (tiktok_server, TIKTOK_APP),
+        "threads": (threads_server, THREADS_APP),
+        "x": (x_server, X_APP),
+        "instagram": (instagram_server, INSTAGRAM_APP),
     })
     return served.with_platform("tiktok", verified_domains=verified, upload_method=upload_method)
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server is http on loopback
 
 
 @pytest.fixture(scope="module")
@@ -93,24 +68,12 @@ def media():
         yield server
 
 
-def connect_to(browser, live, headers, platform: str) -> dict:
-    landed = browser.get(connect_link(live, headers, platform), timeout=10)
-    assert landed.status_code == 200, landed.text
-    return query_of(landed.url)
-
-
 @pytest.fixture
 def account(browser, live, headers, tt) -> str:
-    query = connect_to(browser, live, headers, "tiktok")
-    assert query["status"] == "connected", query
-    return query["account_id"]
+    return connected_account(browser, live, headers, "tiktok")
 
 
-def upload(live, headers, caption="hello from fanout", media_items=(), **body) -> dict:
-    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
-        "caption": caption, "platforms": ["tiktok"], "media": list(media_items), **body})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+upload = uploader("tiktok")
 
 
 def clip(media) -> dict:
@@ -121,11 +84,6 @@ def posts(tt) -> list:
     return tt.posts.get(OPEN_ID, [])
 
 
-def stored(account_id) -> Account:
-    with db.connection_context():
-        return Account.get_by_id(account_id)
-
-
 def permalink(post) -> str:
     return f"https://www.tiktok.com/@{USERNAME}/video/{post.post_id}"
 
@@ -133,7 +91,7 @@ def permalink(post) -> str:
 # --- connect -------------------------------------------------------------------------------
 
 def test_connecting_adds_an_active_account_with_the_tiktok_username(browser, live, headers, tt):
-    query = connect_to(browser, live, headers, "tiktok")
+    query = connect(browser, live, headers, "tiktok")
     [listed] = accounts(live, headers)
     assert (listed["id"], listed["platform"], listed["username"], listed["status"]) == (
         query["account_id"], "tiktok", USERNAME, "active")
@@ -141,7 +99,7 @@ def test_connecting_adds_an_active_account_with_the_tiktok_username(browser, liv
 
 def test_refused_consent_comes_back_as_access_denied(browser, live, headers, tt):
     tt.deny_consent()
-    assert connect_to(browser, live, headers, "tiktok")["error"] == "access_denied"
+    assert connect(browser, live, headers, "tiktok")["error"] == "access_denied"
 
 
 def test_a_refresh_rotates_the_refresh_token_and_a_refused_one_expires_the_account(
@@ -207,7 +165,7 @@ def test_one_post_to_all_four_platforms_publishes_everywhere(browser, live, head
     instagram_server.reset()
     x_server.redirect_uris = {f"{live}/connect/x/callback"}
     instagram_server.redirect_uris = {f"{live}/connect/instagram/callback"}
-    ids = [account] + [connect_to(browser, live, headers, p)["account_id"] for p in ("threads", "x", "instagram")]
+    ids = [account] + [connect(browser, live, headers, p)["account_id"] for p in ("threads", "x", "instagram")]
     answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
         "caption": "everywhere at once", "account_ids": ids, "media": [clip(media)]})
     assert answer.status_code == 201, answer.text

@@ -10,29 +10,23 @@ from __future__ import annotations
 import pytest
 import requests
 
-from fanout.models import Account, db
-from fanout.platforms.base import App
 from fanout.tasks import tokens
 
 from ...conftest import run_queue
 from ...emulators.media.server import sample_media_server
-from ...emulators.x import XEmulator
 from ...media_files import mp4
 from ..threads.test_live import publish_with_a_death
 from .test_adapter import TWEETS, X_ROWS, problem
 from ...threads_world import (  # noqa: F401 (fixtures)
-    accounts, browser, connect_link, emulator, headers, live, only_target, port, query_of, run_for, served_with,
-    threads_server,
+    accounts, browser, connect, connect_link, emulator, headers, live, only_target, port, query_of, run_for,
+    served_with, threads_server,
+)
+from ..live import (  # noqa: F401 (fixtures)
+    THREADS_APP, X_APP, connected_account, insecure_urls, stored, uploader, x_server,
 )
 
 X_USER, X_USERNAME = "1600000000000000001", "emu_x"
 AUTH_ROWS = {row for row, *_, code in X_ROWS if code == "platform_auth_expired"}
-
-
-@pytest.fixture(scope="module")
-def x_server():
-    with XEmulator("x-client-id", "x-client-secret") as server:
-        yield server
 
 
 @pytest.fixture
@@ -46,13 +40,7 @@ def xe(x_server, live):
 
 @pytest.fixture
 def settings(settings, port, threads_server, x_server):
-    return served_with(settings, port, {"x": (x_server, App("x-client-id", "x-client-secret")),
-                                        "threads": (threads_server, App("app-id", "app-secret"))})
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the media server is http on loopback
+    return served_with(settings, port, {"x": (x_server, X_APP), "threads": (threads_server, THREADS_APP)})
 
 
 @pytest.fixture(scope="module")
@@ -62,33 +50,16 @@ def media():
         yield server
 
 
-def connect_x(browser, live, headers) -> dict:
-    landed = browser.get(connect_link(live, headers, "x"), timeout=10)
-    assert landed.status_code == 200, landed.text
-    return query_of(landed.url)
-
-
 @pytest.fixture
 def account(browser, live, headers, xe) -> str:
-    query = connect_x(browser, live, headers)
-    assert query["status"] == "connected", query
-    return query["account_id"]
+    return connected_account(browser, live, headers, "x")
 
 
-def upload(live, headers, caption="hello from fanout", media_items=(), **body) -> dict:
-    answer = requests.post(f"{live}/v1/upload", headers=headers, timeout=10, json={
-        "caption": caption, "platforms": ["x"], "media": list(media_items), **body})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+upload = uploader("x")
 
 
 def posts(xe) -> list:
     return xe.posts.get(X_USER, [])
-
-
-def stored(account_id) -> Account:
-    with db.connection_context():
-        return Account.get_by_id(account_id)
 
 
 def permalink(post) -> str:
@@ -98,7 +69,7 @@ def permalink(post) -> str:
 # --- connect -------------------------------------------------------------------------------
 
 def test_connecting_adds_an_active_account_with_the_x_username(browser, live, headers, xe):
-    query = connect_x(browser, live, headers)
+    query = connect(browser, live, headers, "x")
     [listed] = accounts(live, headers)
     assert (listed["id"], listed["platform"], listed["username"], listed["status"]) == (
         query["account_id"], "x", X_USERNAME, "active")
@@ -114,7 +85,7 @@ def test_the_browser_sees_the_challenge_never_the_verifier(browser, live, header
 
 def test_refused_consent_comes_back_as_access_denied(browser, live, headers, xe):
     xe.deny_consent()
-    assert connect_x(browser, live, headers)["error"] == "access_denied"
+    assert connect(browser, live, headers, "x")["error"] == "access_denied"
 
 
 def test_the_token_refreshes_before_its_two_hours_and_the_rotated_refresh_token_is_kept(

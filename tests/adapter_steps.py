@@ -2,7 +2,7 @@
 emulator over real HTTP on loopback (the vocabulary of tests/platforms/*/test_adapter.py).
 
 A test module defines `emulator` (its platform's, reset) and imports the fixtures here:
-`clocks`, `http` (the platform's hosts sent to the emulator), `app` and `step`.
+`clocks`, `http` (the platform's hosts sent to the emulator), `app`, `outbound` and `step`.
 `RecordingStep` is base.Step with a `save` that records every state as the engine would
 store it (and may kill the worker right after one); `Clocks` moves our clock and the
 emulator's together; `publish_to_the_end` runs steps, waiting and retrying with the saved
@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from fanout.outbound.client import Outbound
 from fanout.platforms.base import App, Done, Job, Wait
 from fanout.platforms.http import PlatformHttp, parse_hosts
 
-from .conftest import FakeClock
+from .conftest import FakeClock, FakeResolver
 from .emulators.clock import EmulatorClock
 
 
@@ -102,6 +103,24 @@ def publish_to_the_end(adapter, make_step, job: Job, clocks: Clocks, *, steps: i
     raise AssertionError(f"not done after {steps} steps: {results[-3:]}")
 
 
+def publish_after_a_death(adapter, make_step, job: Job, clocks: Clocks, killed_after: int, *,
+                          may_outlive: bool = False):
+    """A worker killed right after save `killed_after` of `adapter.publish`, then the job
+    resumed from the state stored last, to the end, as `publish_to_the_end` answers.
+    `may_outlive`: the first step may end before that save, and so live."""
+    run = make_step(kill_after_save=killed_after)
+    if may_outlive:
+        try:
+            adapter.publish(run, job)
+        except Killed:
+            pass
+    else:
+        with pytest.raises(Killed):
+            adapter.publish(run, job)
+    resumed = dataclasses.replace(job, state=run.saved[-1] if run.saved else {})
+    return publish_to_the_end(adapter, make_step, resumed, clocks)
+
+
 def graph_error(code: int, message: str = "An unexpected error has occurred.", subcode: int | None = None) -> dict:
     """A Graph error envelope, as Meta sends it."""
     error = {"message": message, "type": "OAuthException", "code": code, "fbtrace_id": "AbC"}
@@ -134,8 +153,16 @@ def app() -> App:
 
 
 @pytest.fixture
-def step(http, settings, clocks, emulator):
-    """Makes a RecordingStep on the test's settings and clock (keyword arguments: its own)."""
-    def make(**kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, **kwargs)
+def outbound() -> Outbound:
+    """What adapters that fetch media themselves fetch it with: http allowed, the media
+    server's name resolved on loopback."""
+    return Outbound(resolve=FakeResolver(), insecure=True, deadline=30.0, user_agent="Fanout-Media/1")
+
+
+@pytest.fixture
+def step(http, settings, clocks, emulator, outbound):
+    """Makes a RecordingStep on the test's settings (or others given) and clock (keyword
+    arguments: its own)."""
+    def make(settings=settings, **kwargs) -> RecordingStep:
+        return RecordingStep(http, settings, clocks.ours, emulator, outbound=outbound, **kwargs)
     return make

@@ -11,16 +11,14 @@ import datetime as dt
 
 import pytest
 
-from fanout.outbound.client import Outbound
 from fanout.platforms.base import AccountNotEligible, AuthFailed, Done, Job, Part, Retry, SignInRefused, Wait
 from fanout.platforms.bluesky import adapter as bluesky
 from fanout.platforms.http import PlatformHttp, parse_hosts
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
-    Clocks, Killed, RecordingStep, clocks, http, image, video,
+    Clocks, Killed, clocks, http, image, outbound, step, video,
 )
-from ...conftest import FakeResolver
 from ...emulators.bluesky import BlueskyAccount, BlueskyEmulator
 from ...emulators.clock import EmulatorClock
 from ...emulators.media.server import sample_media_server
@@ -55,18 +53,6 @@ def media():
     with sample_media_server() as server:
         server.put("/long.mp4", mp4(seconds=20, padding=2_500_000), "video/mp4")
         yield server
-
-
-@pytest.fixture
-def outbound() -> Outbound:
-    return Outbound(resolve=FakeResolver(), insecure=True, deadline=30.0, user_agent="Fanout-Media/1")
-
-
-@pytest.fixture
-def step(http, settings, clocks, emulator, outbound):
-    def make(**kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, outbound=outbound, **kwargs)
-    return make
 
 
 @pytest.fixture
@@ -408,13 +394,8 @@ def test_the_record_key_is_saved_before_the_record_is_written(step, job, emulato
 @pytest.mark.parametrize("killed_after", range(5))
 def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, job, clocks, emulator, media,
                                                                          killed_after):
-    run = step(kill_after_save=killed_after)
-    try:
-        bluesky.publish(run, job("only once", image(media)))
-    except Killed:
-        pass
-    resumed = dataclasses.replace(job("only once", image(media)), state=run.saved[-1] if run.saved else {})
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(bluesky, step, job("only once", image(media)), clocks, killed_after,
+                                             may_outlive=True)
     [post] = posts(emulator)
     assert done.outcome.external_url == bluesky.permalink(DID, rkey_of(post))
 
@@ -423,13 +404,8 @@ def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, j
 def test_a_worker_killed_after_any_save_of_a_thread_leaves_each_part_once_in_order(step, job, clocks, emulator,
                                                                                    killed_after):
     thread = ({"caption": "2/3"}, {"caption": "3/3"})
-    run = step(kill_after_save=killed_after)
-    try:
-        bluesky.publish(run, job("1/3", thread=thread))
-    except Killed:
-        pass
-    resumed = dataclasses.replace(job("1/3", thread=thread), state=run.saved[-1] if run.saved else {})
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(bluesky, step, job("1/3", thread=thread), clocks, killed_after,
+                                             may_outlive=True)
     assert [p.text for p in posts(emulator)] == ["1/3", "2/3", "3/3"]
     assert [p.text for p in emulator.thread(posts(emulator)[0].uri)] == ["1/3", "2/3", "3/3"]
     assert isinstance(done, Done) and done.outcome.published

@@ -16,7 +16,7 @@ from fanout.platforms.base import AccountNotEligible, AuthFailed, Done, Job, Ret
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
-    Clocks, Killed, RecordingStep, app, clocks, graph_error, http, image, step, video,
+    Clocks, RecordingStep, app, clocks, graph_error, http, image, outbound, step, video,
 )
 from ...emulators.clock import EmulatorClock
 from ...emulators.instagram import InstagramEmulator
@@ -223,9 +223,7 @@ def test_a_comment_whose_answer_is_lost_is_found_among_the_comments_not_sent_aga
 def test_a_worker_killed_after_any_save_of_a_post_and_its_comment_leaves_each_once(
         step, job, clocks, emulator, killed_after):
     its = job("the post", first_comment="the comment")
-    with pytest.raises(Killed):
-        instagram.publish(run := step(kill_after_save=killed_after), its)
-    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=run.saved[-1]), clocks)
+    done, _, _ = steps.publish_after_a_death(instagram, step, its, clocks, killed_after)
     [post] = posts(emulator)
     assert [c.text for c in emulator.comments[post.id]] == ["the comment"]
     assert done.outcome.external_url == post.permalink and done.outcome.first_comment_error is None
@@ -247,10 +245,7 @@ def test_state_naming_the_call_is_saved_before_each_call_that_creates(step, job,
 @pytest.mark.parametrize("killed_after", range(4))  # creating container, container, creating publish, post
 def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, job, clocks, emulator, media,
                                                                          killed_after):
-    with pytest.raises(Killed):
-        instagram.publish(run := step(kill_after_save=killed_after), job("only once", image(media)))
-    resumed = dataclasses.replace(job("only once", image(media)), state=run.saved[-1])
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(instagram, step, job("only once", image(media)), clocks, killed_after)
     [post] = posts(emulator)
     assert done.outcome.external_url == post.permalink
 
@@ -259,10 +254,7 @@ def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, j
 def test_a_worker_killed_after_any_save_of_a_carousel_leaves_one_post(step, job, clocks, emulator, media,
                                                                       killed_after):
     items = (image(media), image(media, "square.jpg"))
-    with pytest.raises(Killed):
-        instagram.publish(run := step(kill_after_save=killed_after), job("only once", *items))
-    resumed = dataclasses.replace(job("only once", *items), state=run.saved[-1])
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(instagram, step, job("only once", *items), clocks, killed_after)
     [post] = posts(emulator)
     assert done.outcome.external_url == post.permalink and len(post.children) == 2
 

@@ -14,15 +14,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from fanout.outbound.client import Outbound
 from fanout.platforms.base import AuthFailed, ClientRefused, Job, Retry, Wait
 from fanout.platforms.linkedin import adapter as linkedin
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
-    Clocks, Killed, RecordingStep, app, clocks, http, image, video,
+    Clocks, app, clocks, http, image, outbound, step, video,
 )
-from ...conftest import FakeResolver
 from ...emulators.clock import EmulatorClock
 from ...emulators.linkedin import LinkedInEmulator
 from ...emulators.media.server import sample_media_server
@@ -58,18 +56,6 @@ def media():
     with sample_media_server() as server:
         server.put("/long.mp4", mp4(seconds=20, padding=9_000_000), "video/mp4")  # three 4 MiB parts
         yield server
-
-
-@pytest.fixture
-def outbound() -> Outbound:
-    return Outbound(resolve=FakeResolver(), insecure=True, deadline=30.0, user_agent="Fanout-Media/1")
-
-
-@pytest.fixture
-def step(http, settings, clocks, emulator, outbound):
-    def make(settings=settings, **kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, outbound=outbound, **kwargs)
-    return make
 
 
 @pytest.fixture
@@ -347,12 +333,7 @@ def test_the_mark_is_saved_before_the_post_is_sent(step, job, emulator):
 @pytest.mark.parametrize("killed_after", range(5))
 def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, job, clocks, emulator, media,
                                                                          killed_after):
-    run = step(kill_after_save=killed_after)
-    try:
-        linkedin.publish(run, job("only once", image(media)))
-    except Killed:
-        pass
-    resumed = dataclasses.replace(job("only once", image(media)), state=run.saved[-1] if run.saved else {})
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(linkedin, step, job("only once", image(media)), clocks, killed_after,
+                                             may_outlive=True)
     [post] = posts(emulator)
     assert done.outcome.external_url.endswith(f"{post.urn}/")

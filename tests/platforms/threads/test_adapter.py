@@ -19,7 +19,7 @@ from fanout.platforms.http import PlatformHttp, parse_hosts
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
-    Clocks, Killed, RecordingStep, app, clocks, graph_error, http, image, step, video,
+    Clocks, RecordingStep, app, clocks, graph_error, http, image, outbound, step, video,
 )
 from ...conftest import free_port
 from ...emulators.clock import EmulatorClock
@@ -262,9 +262,7 @@ def test_a_reply_whose_publish_answer_is_lost_is_found_among_the_replies(step, j
 def test_a_worker_killed_after_any_save_of_a_thread_and_comment_leaves_each_post_once(
         step, job, clocks, emulator, killed_after):
     its = job("part one", thread=THREE, first_comment="the comment")
-    with pytest.raises(Killed):
-        threads.publish(run := step(kill_after_save=killed_after), its)
-    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=run.saved[-1]), clocks)
+    done, _, _ = steps.publish_after_a_death(threads, step, its, clocks, killed_after)
     first, second, third, comment = posts(emulator)
     assert emulator.chain(third.id) == [first, second, third] and comment.reply_to_id == first.id
     assert done.outcome.external_url == first.permalink and done.outcome.first_comment_error is None
@@ -290,10 +288,7 @@ CAROUSEL_SAVES = 8  # + creating item and item, twice
 
 @pytest.mark.parametrize("killed_after", range(TEXT_SAVES))
 def test_a_worker_killed_after_any_save_of_a_text_post_leaves_one_post(step, job, clocks, emulator, killed_after):
-    with pytest.raises(Killed):
-        threads.publish(run := step(kill_after_save=killed_after), job("only once"))
-    resumed = dataclasses.replace(job("only once"), state=run.saved[-1])  # what the engine stored
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(threads, step, job("only once"), clocks, killed_after)
     [post] = posts(emulator)
     assert done.outcome.external_url == post.permalink
 
@@ -302,10 +297,7 @@ def test_a_worker_killed_after_any_save_of_a_text_post_leaves_one_post(step, job
 def test_a_worker_killed_after_any_save_of_a_carousel_leaves_one_post(step, job, clocks, emulator, media,
                                                                       killed_after):
     items = (image(media), image(media, "photo.png"))
-    with pytest.raises(Killed):
-        threads.publish(run := step(kill_after_save=killed_after), job("only once", *items))
-    resumed = dataclasses.replace(job("only once", *items), state=run.saved[-1])
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(threads, step, job("only once", *items), clocks, killed_after)
     [post] = posts(emulator)
     assert done.outcome.external_url == post.permalink and len(post.media) == 2
 

@@ -22,7 +22,7 @@ from fanout.platforms.base import AuthFailed, ClientRefused, Job, Retry, Wait
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
-    Clocks, Killed, RecordingStep, app, clocks, http, image, video,
+    Clocks, app, clocks, http, image, step, video,
 )
 from ...conftest import FakeResolver
 from ...emulators.clock import EmulatorClock
@@ -72,13 +72,6 @@ def outbound() -> Outbound:
 @pytest.fixture
 def settings(settings):
     return settings.with_platform("tiktok", upload_method="file")
-
-
-@pytest.fixture
-def step(http, settings, clocks, emulator, outbound):
-    def make(settings=settings, **kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, outbound=outbound, **kwargs)
-    return make
 
 
 def with_settings(step, settings, **changes):
@@ -389,10 +382,7 @@ def test_a_5xx_is_retried_and_then_publishes_once(step, job, clocks, emulator, m
 @pytest.mark.parametrize("killed_after", range(3))  # creating init, publish id, uploaded
 def test_a_worker_killed_after_any_save_of_an_upload_leaves_one_post(step, job, clocks, emulator, media,
                                                                      killed_after):
-    with pytest.raises(Killed):
-        tiktok.publish(run := step(kill_after_save=killed_after), job("only once", video(media)))
-    resumed = dataclasses.replace(job("only once", video(media)), state=run.saved[-1])
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(tiktok, step, job("only once", video(media)), clocks, killed_after)
     [post] = [p for p in posts(emulator) if p.status != "PROCESSING_UPLOAD"]
     assert post.status == "PUBLISH_COMPLETE"
     assert done.outcome.external_url == f"https://www.tiktok.com/@{USERNAME}/video/{post.post_id}"

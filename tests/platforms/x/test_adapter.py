@@ -14,15 +14,13 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import requests
 
-from fanout.outbound.client import Outbound
 from fanout.platforms.x import adapter as x
 from fanout.platforms.base import AuthFailed, Job, Part, Retry, Wait
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
-    Clocks, Killed, RecordingStep, app, clocks, http, image, video,
+    Clocks, app, clocks, http, image, outbound, step, video,
 )
-from ...conftest import FakeResolver
 from ...emulators.clock import EmulatorClock
 from ...emulators.media.server import sample_media_server
 from ...emulators.x import XEmulator
@@ -59,18 +57,6 @@ def media():
         server.put("/long.mp4", mp4(seconds=20, padding=2_500_000), "video/mp4")  # three chunks
         server.put("/too-long.mp4", mp4(seconds=200), "video/mp4")  # X takes 140 s at most
         yield server
-
-
-@pytest.fixture
-def outbound() -> Outbound:
-    return Outbound(resolve=FakeResolver(), insecure=True, deadline=30.0, user_agent="Fanout-Media/1")
-
-
-@pytest.fixture
-def step(http, settings, clocks, emulator, outbound):
-    def make(**kwargs) -> RecordingStep:
-        return RecordingStep(http, settings, clocks.ours, emulator, outbound=outbound, **kwargs)
-    return make
 
 
 @pytest.fixture
@@ -386,9 +372,7 @@ def test_a_lost_reply_is_found_among_the_recent_posts_replying_to_its_parent(ste
 def test_a_worker_killed_after_any_save_of_a_thread_and_comment_leaves_each_post_once(
         step, job, clocks, emulator, killed_after):
     its = job("part one", thread=THREE, first_comment="the comment")
-    with pytest.raises(Killed):
-        x.publish(run := step(kill_after_save=killed_after), its)
-    done, _, _ = publish_to_the_end(step, dataclasses.replace(its, state=run.saved[-1]), clocks)
+    done, _, _ = steps.publish_after_a_death(x, step, its, clocks, killed_after)
     first, second, third, comment = posts(emulator)
     assert emulator.chain(third.id) == [first, second, third] and comment.in_reply_to == first.id
     assert done.outcome.published and done.outcome.first_comment_error is None
@@ -446,10 +430,7 @@ def test_a_post_x_does_not_list_yet_is_not_posted_twice(step, job, clocks, emula
 @pytest.mark.parametrize("killed_after", range(4))  # media, media, creating tweet, post
 def test_a_worker_killed_after_any_save_of_an_image_post_leaves_one_post(step, job, clocks, emulator, media,
                                                                          killed_after):
-    with pytest.raises(Killed):
-        x.publish(run := step(kill_after_save=killed_after), job("only once", image(media)))
-    resumed = dataclasses.replace(job("only once", image(media)), state=run.saved[-1])
-    done, _, _ = publish_to_the_end(step, resumed, clocks)
+    done, _, _ = steps.publish_after_a_death(x, step, job("only once", image(media)), clocks, killed_after)
     [post] = posts(emulator)
     assert done.outcome.external_url == f"https://x.com/{USERNAME}/status/{post.id}"
 

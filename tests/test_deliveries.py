@@ -8,7 +8,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
-import pytest
 from standardwebhooks.webhooks import Webhook as StandardWebhook
 
 from fanout.models import Delivery, DeliveryAttempt, db
@@ -17,27 +16,9 @@ from fanout.outbound.client import Outbound
 from fanout.tasks.publishing import publish_target
 
 from .conftest import free_port, run_queue, upload_post
+from .webhook_receiver import insecure_urls, receiver, register, register_failing  # noqa: F401 (fixtures)
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "contracts/events/post_event.schema.json").read_text())
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the receivers are http endpoints on loopback
-
-
-@pytest.fixture
-def receiver(rt, resolver, httpserver):
-    """A loopback endpoint; the local-development setting lets the service reach it."""
-    resolver.names["localhost"] = ["127.0.0.1"]
-    rt.outbound = Outbound(resolve=rt.resolve, insecure=True, deadline=2.0)
-    return httpserver
-
-
-def register(client, auth, url, events=("post.completed", "post.failed")):
-    answer = client.post("/v1/webhooks", headers=auth, json={"url": url, "events": list(events)})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
 
 
 def assert_standard_signature(secret: str, request) -> None:
@@ -111,8 +92,7 @@ def test_every_registration_gets_its_own_delivery_signed_with_its_own_secret(cli
 
 
 def test_a_failing_endpoint_gets_six_attempts_on_the_schedule_then_the_delivery_fails(client, auth, accounts, rt, clock, receiver):
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    hook = register(client, auth, receiver.url_for("/down"))
+    hook = register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     start = clock.now
     run_queue(rt, clock)
@@ -157,8 +137,7 @@ def test_retries_come_exactly_on_the_schedule_with_a_precise_clock(client, auth,
 
 
 def test_the_same_event_id_and_body_on_every_retry(client, auth, accounts, rt, clock, receiver):
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    register(client, auth, receiver.url_for("/down"))
+    register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     clock.advance(seconds=60)
@@ -223,8 +202,7 @@ def test_a_private_address_is_refused_at_delivery_too(client, auth, accounts, rt
 
 
 def test_deleting_a_registration_stops_its_deliveries(client, auth, accounts, rt, clock, receiver):
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    hook = register(client, auth, receiver.url_for("/down"))
+    hook = register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     client.delete(f"/v1/webhooks/{hook['id']}", headers=auth)
@@ -257,8 +235,7 @@ def test_deliveries_of_another_workspaces_registration_are_404(client, auth, oth
 
 def test_the_retry_schedule_setting_changes_the_delays(client, auth, accounts, rt, clock, receiver):
     rt.settings = replace(rt.settings, webhook_retry_schedule=(5, 10))
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    register(client, auth, receiver.url_for("/down"))
+    register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     start = clock.now
     run_queue(rt, clock)

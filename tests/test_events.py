@@ -8,15 +8,16 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from fanout.models import Webhook, db
+from fanout.models import db
 from fanout.models.account import connect_account
 from fanout.models.tokens import expire_account
 from fanout.models.webhook import disable_if_failing
-from fanout.outbound.client import Outbound
 from fanout.tasks.maintenance import prune_events
 from fanout.tasks.publishing import publish_target
 
+from . import webhook_receiver
 from .conftest import assert_error, connect_sandbox_account, run_queue, upload_post
+from .webhook_receiver import insecure_urls, reachable  # noqa: F401 (fixtures)
 
 EVENTS_DIR = Path(__file__).resolve().parent.parent / "contracts" / "events"
 SCHEMAS = {path.name: json.loads(path.read_text()) for path in EVENTS_DIR.glob("*.schema.json")}
@@ -31,23 +32,14 @@ def schema_of(kind: str) -> dict:
 
 
 @pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the receivers are http endpoints on loopback
-
-
-@pytest.fixture
 def receiver(rt, resolver, httpserver):
     """A loopback endpoint answering 200; the local-development setting lets the service reach it."""
-    resolver.names["localhost"] = ["127.0.0.1"]
-    rt.outbound = Outbound(resolve=rt.resolve, insecure=True, deadline=2.0)
-    httpserver.expect_request("/hook").respond_with_data("ok")
+    reachable(rt, resolver, httpserver).expect_request("/hook").respond_with_data("ok")
     return httpserver
 
 
 def register(client, auth, url, events=SUBSCRIBABLE):
-    answer = client.post("/v1/webhooks", headers=auth, json={"url": url, "events": list(events)})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+    return webhook_receiver.register(client, auth, url, events)
 
 
 def received(server) -> list[bytes]:

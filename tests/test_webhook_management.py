@@ -13,27 +13,9 @@ from fanout.tasks.maintenance import forget_rotated_secrets
 from fanout.times import to_epoch_ms
 
 from .conftest import assert_error, free_port, run_queue, upload_post
+from .webhook_receiver import insecure_urls, receiver, register, register_failing  # noqa: F401 (fixtures)
 
 NOT_FOUND_WEBHOOK = "wh_00000000000000000000000000"
-
-
-@pytest.fixture
-def insecure_urls() -> bool:
-    return True  # the receivers are http endpoints on loopback
-
-
-@pytest.fixture
-def receiver(rt, resolver, httpserver):
-    """A loopback endpoint; the local-development setting lets the service reach it."""
-    resolver.names["localhost"] = ["127.0.0.1"]
-    rt.outbound = Outbound(resolve=rt.resolve, insecure=True, deadline=2.0)
-    return httpserver
-
-
-def register(client, auth, url, events=("post.completed", "post.failed")):
-    answer = client.post("/v1/webhooks", headers=auth, json={"url": url, "events": list(events)})
-    assert answer.status_code == 201, answer.text
-    return answer.json()
 
 
 def requests_to(server, path: str) -> list:
@@ -145,8 +127,7 @@ def test_a_disabled_registration_gets_no_new_deliveries(client, auth, accounts, 
 
 
 def test_disabling_stops_the_pending_attempts(client, auth, accounts, rt, clock, receiver):
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    hook = register(client, auth, receiver.url_for("/down"))
+    hook = register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     patch(client, auth, hook["id"], enabled=False)
@@ -198,8 +179,7 @@ def test_a_failed_delivery_redelivered_arrives_with_the_same_event_id_and_body_s
 
 
 def test_a_failed_redelivery_leaves_a_failed_delivery_failed_and_is_not_retried(client, auth, accounts, rt, clock, receiver):
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    hook = register(client, auth, receiver.url_for("/down"))
+    hook = register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     for _ in range(40):
@@ -216,8 +196,7 @@ def test_a_failed_redelivery_leaves_a_failed_delivery_failed_and_is_not_retried(
 
 
 def test_a_redelivery_of_a_pending_delivery_keeps_its_schedule(client, auth, accounts, rt, clock, receiver):
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    hook = register(client, auth, receiver.url_for("/down"))
+    hook = register_failing(client, auth, receiver)
     upload_post(client, auth, platforms=["x"], media=[])
     run_queue(rt, clock)
     [delivery] = deliveries(client, auth, hook["id"])
@@ -414,8 +393,7 @@ def test_housekeeping_forgets_a_previous_secret_once_its_overlap_is_over(client,
 
 def failing_for(client, auth, rt, clock, receiver, days: float) -> dict:
     """A registration whose endpoint answers 500, with a post to deliver every 6 hours for `days`."""
-    receiver.expect_request("/down").respond_with_data("no", status=500)
-    hook = register(client, auth, receiver.url_for("/down"))
+    hook = register_failing(client, auth, receiver)
     end = clock.now + dt.timedelta(days=days)
     while clock.now < end:
         upload_post(client, auth, platforms=["x"], media=[])

@@ -11,13 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import signal
 import sys
-import threading
 from contextlib import ExitStack
 from pathlib import Path
 
 from .clock import EmulatorClock
+from .serving import stop_on_signals
 
 
 def _pair(value: str) -> tuple[str, str]:
@@ -194,11 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             servers = [(args.platform, build(args, clock), settings_of)]
     except ValueError as e:
         parser.error(str(e))
-    stop = threading.Event()
-    # Both set explicitly: a process started in the background of a shell (as CI does)
-    # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+    stop = stop_on_signals()
     with ExitStack() as running:
         for name, server, _ in servers:
             try:

@@ -8,11 +8,10 @@ still jumps ahead.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 
 from ..clock import EmulatorClock
+from ..serving import serve_until_stopped
 from .emulator import BlueskyEmulator
 from .state import BlueskyAccount
 
@@ -37,24 +36,10 @@ def main(argv: list[str] | None = None) -> int:
                                            handle, app_passwords=(password,)))
     server = BlueskyEmulator(accounts=accounts, processing_seconds=args.processing_time, host=args.host,
                              port=args.port, clock=EmulatorClock(follow_real_time=True))
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    try:
-        server.start()
-    except OSError as e:
-        print(f"the bluesky server cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
-        return 1
-    try:
-        print(f"bluesky emulator on {server.base_url} (control: {server.base_url}/_emulator/)", flush=True)
-        for account in server.accounts:
-            print(f"account {account.handle} ({account.did}), app password {account.app_passwords[0]}", flush=True)
-        print(f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}", flush=True)
-        stop.wait()
-    finally:
-        server.stop()
-    print("stopped", flush=True)
-    return 0
+    return serve_until_stopped("bluesky", server, lambda server: [
+        *(f"account {a.handle} ({a.did}), app password {a.app_passwords[0]}" for a in server.accounts),
+        f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}",
+    ])
 
 
 if __name__ == "__main__":

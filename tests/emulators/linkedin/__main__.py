@@ -7,11 +7,10 @@ or SIGTERM. Its clock follows real time, so media finish processing by themselve
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 
 from ..clock import EmulatorClock
+from ..serving import serve_until_stopped
 from .emulator import LinkedInEmulator
 from .state import LinkedInMember
 
@@ -37,24 +36,11 @@ def main(argv: list[str] | None = None) -> int:
             members.append(LinkedInMember(sub, name))
     server = LinkedInEmulator(args.client_id, args.client_secret, members=members, refresh_tokens=args.refresh_tokens,
                               host=args.host, port=args.port, clock=EmulatorClock(follow_real_time=True))
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    try:
-        server.start()
-    except OSError as e:
-        print(f"the linkedin server cannot listen on {args.host}:{args.port}: {e.strerror}", file=sys.stderr)
-        return 1
-    try:
-        print(f"linkedin emulator on {server.base_url} (control: {server.base_url}/_emulator/)", flush=True)
-        print(f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}", flush=True)
-        print(f"FANOUT_LINKEDIN_CLIENT_ID={server.client_id}", flush=True)
-        print(f"FANOUT_LINKEDIN_CLIENT_SECRET={server.client_secret}", flush=True)
-        stop.wait()
-    finally:
-        server.stop()
-    print("stopped", flush=True)
-    return 0
+    return serve_until_stopped("linkedin", server, lambda server: [
+        f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}",
+        f"FANOUT_LINKEDIN_CLIENT_ID={server.client_id}",
+        f"FANOUT_LINKEDIN_CLIENT_SECRET={server.client_secret}",
+    ])
 
 
 if __name__ == "__main__":

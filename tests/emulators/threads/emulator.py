@@ -36,6 +36,7 @@ from .rules import (
     param_error,
 )
 from .state import ERROR_MESSAGES, MEDIA_TYPES, POST_MEDIA_TYPES, Post, ThreadsUser
+from ..replies import reply_chain
 from ..wire import Request, Response
 
 HOSTS = ("threads.net", "www.threads.net", "threads.com", "www.threads.com", "graph.threads.net", "graph.threads.com")
@@ -80,12 +81,7 @@ class ThreadsEmulator(GraphEmulator):
     def chain(self, post_id: str) -> list[Post]:
         """`post_id` and the posts it replies to, up to the first of its chain, first first."""
         with self.lock:
-            by_id = {p.id: p for p in self._posts}
-            found = []
-            while post_id in by_id:
-                found.insert(0, by_id[post_id])
-                post_id = by_id[post_id].reply_to_id
-            return found
+            return reply_chain(self._posts, post_id, lambda post: post.reply_to_id)
 
     # --- controls -----------------------------------------------------------------------------
 

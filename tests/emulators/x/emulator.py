@@ -19,6 +19,7 @@ from typing import Any
 
 from ..base import EmulatorServer, Rule
 from ..clock import as_utc
+from ..replies import reply_chain
 from ..text import links
 from ..wire import Request, Response
 from .media import DEFAULT_PROCESSING, XMedia
@@ -304,12 +305,7 @@ class XEmulator(XOAuth, XMedia, EmulatorServer):
     def chain(self, post_id: str) -> list[Post]:
         """`post_id` and the posts it replies to, up to the first of its conversation, first first."""
         with self.lock:
-            by_id = {p.id: p for p in self._posts}
-            found = []
-            while post_id in by_id:
-                found.insert(0, by_id[post_id])
-                post_id = by_id[post_id].in_reply_to
-            return found
+            return reply_chain(self._posts, post_id, lambda post: post.in_reply_to)
 
     def _tweet(self, post: Post, fields: set[str]) -> dict:
         tweet = {"id": post.id, "text": post.text, "edit_history_tweet_ids": [post.id]}

@@ -17,12 +17,10 @@ from fanout.platforms import REGISTRY
 from fanout.tasks.publishing import MAX_RETRIES
 
 from .conftest import run_queue
-from .platforms.tiktok.test_live import (  # noqa: F401 (fixtures)
-    connect_to, insecure_urls, instagram_server, media, settings, tiktok_server, tt, upload_method, verified,
-    x_server,
-)
+from .platforms.live import insecure_urls, instagram_server, tiktok_server, x_server  # noqa: F401 (fixtures)
+from .platforms.tiktok.test_live import media, settings, tt, upload_method, verified  # noqa: F401 (fixtures)
 from .threads_world import (  # noqa: F401 (fixtures)
-    USER_ID, browser, emulator, headers, hook, live, port, threads_server,
+    USER_ID, browser, connect, emulator, headers, hook, live, port, threads_server,
 )
 
 
@@ -64,7 +62,7 @@ def servers(live, tt, emulator, x_server, instagram_server) -> tuple:
 
 
 def connected(browser, live, headers, platform: str) -> str:
-    query = connect_to(browser, live, headers, platform)
+    query = connect(browser, live, headers, platform)
     assert query["status"] == "connected", query
     return query["account_id"]
 

@@ -18,12 +18,10 @@ import requests
 from ..adapter_steps import graph_error
 from ..conftest import run_queue
 from .threads.test_live import events, publish_with_a_death
-from .tiktok.test_live import (  # noqa: F401 (fixtures)
-    OPEN_ID, connect_to, insecure_urls, instagram_server, media, settings, tiktok_server, tt, upload_method, verified,
-    x_server,
-)
+from .live import insecure_urls, instagram_server, tiktok_server, x_server  # noqa: F401 (fixtures)
+from .tiktok.test_live import OPEN_ID, media, settings, tt, upload_method, verified  # noqa: F401 (fixtures)
 from ..threads_world import (  # noqa: F401 (fixtures)
-    browser, emulator, headers, hook, live, port, served_with, threads_server,
+    browser, connect, emulator, headers, hook, live, port, served_with, threads_server,
 )
 from ..threads_world import USER_ID as THREADS_USER
 
@@ -47,7 +45,7 @@ def ids(browser, live, headers, tt, emulator, x_server, instagram_server) -> dic
     for server, name in ((x_server, "x"), (instagram_server, "instagram")):
         server.reset()
         server.redirect_uris = {f"{live}/connect/{name}/callback"}
-    return {p: connect_to(browser, live, headers, p)["account_id"] for p in FOUR}
+    return {p: connect(browser, live, headers, p)["account_id"] for p in FOUR}
 
 
 def upload(live, headers, **body) -> dict:

@@ -6,7 +6,6 @@ token refresh an auth error earns), the container window, and never twice when a
 dies at any call boundary (docs/architecture.md#never-twice)."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 

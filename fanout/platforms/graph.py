@@ -38,7 +38,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..target_errors import EXPIRED, RATE, UNKNOWN
-from .base import AuthFailed, Done, Job, Outcome, Part, Result, Retry, Step, Stop, Wait, failed
+from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, scrub
 from .polling import next_check
@@ -197,10 +197,6 @@ class Containers(ThreadSteps):
         raise NotImplementedError
 
     # -- the sequence: the parts in order, each a reply to the one before, then the comment
-
-    @property
-    def part(self) -> Part:
-        return Part(self.job.first_comment or "") if self.commenting else self.job.parts[self.index]
 
     @property
     def reply_to(self) -> str | None:

@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 from typing import Any
 
-from .base import Done, Job, Outcome, Result, Retry, Step, Stop
+from .base import Done, Job, Outcome, Part, Result, Retry, Step, Stop
 
 # A transient failure is tried again after this (the engine stretches it and bounds retries).
 RETRY_AFTER = _dt.timedelta(seconds=30)
@@ -59,6 +59,11 @@ class ThreadSteps(Steps):
     @property
     def commenting(self) -> bool:
         return self.index == len(self.job.parts)
+
+    @property
+    def part(self) -> Part:
+        """What is being posted: the current part, or the first comment as a part."""
+        return Part(self.job.first_comment or "") if self.commenting else self.job.parts[self.index]
 
     def published(self) -> Outcome:
         raise NotImplementedError

@@ -40,7 +40,7 @@ from urllib.parse import quote, urlencode
 
 from ...target_errors import AUTH, EXPIRED, MEDIA, RATE, UNKNOWN
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Part, Result, Step, Stop, Wait,
+    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..http import PlatformResponse, PlatformUnreachable
@@ -276,10 +276,6 @@ class _Posting(ThreadSteps):
         self.index = 0  # the part being posted; len(job.parts) for the first comment
 
     # -- the sequence: the parts in order, each a reply to the one before, then the comment
-
-    @property
-    def part(self) -> Part:
-        return Part(self.job.first_comment or "") if self.commenting else self.job.parts[self.index]
 
     @property
     def reply_to(self) -> str | None:

@@ -63,7 +63,9 @@ def error_object(problem: Problem) -> dict:
 
 
 def error_body(problem: Problem) -> bytes:
-    return json.dumps(error_object(problem)).encode()
+    # Ended by a newline like every other JSON answer (Connexion's serializer writes one), so
+    # a terminal shows `curl`'s output of a refusal and of a success alike.
+    return json.dumps(error_object(problem)).encode() + b"\n"
 
 
 def _response(problem: Problem) -> ConnexionResponse:

@@ -124,3 +124,11 @@ def test_every_code_the_api_answers_is_documented():
     answered = [p for p in concrete_problems() if not issubclass(p, problems.CommandFailure)]
     assert sorted(p.code for p in answered) == sorted(documented)
     assert all(400 <= p.status < 600 for p in answered)
+
+
+def test_an_error_answer_ends_with_a_newline_as_a_success_does(client, auth):
+    """So `curl` in a terminal shows either on a line of its own (the README's commands)."""
+    refused = client.get("/v1/posts/post_missing", headers=auth)
+    listed = client.get("/v1/posts", headers=auth)
+    assert (refused.status_code, listed.status_code) == (404, 200)
+    assert refused.content.endswith(b"}\n") and listed.content.endswith(b"}\n")

@@ -2,7 +2,8 @@
 
 Prints where it listens and the settings that send Fanout to it, then serves until Ctrl-C
 or SIGTERM. Its clock follows real time, so media finish processing by themselves;
-`POST /_emulator/advance {"seconds": N}` still jumps ahead.
+`POST /_emulator/advance {"seconds": N}` still jumps ahead. `python -m tests.emulators all`
+builds it with the same arguments.
 """
 from __future__ import annotations
 
@@ -15,32 +16,46 @@ from .emulator import LinkedInEmulator
 from .state import LinkedInMember
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.emulators.linkedin", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-id", default="linkedin-app-id")
     parser.add_argument("--client-secret", default="linkedin-app-secret")
     parser.add_argument("--member", action="append", default=[], metavar="SUB:NAME",
                         help="a member (repeatable; the first one consents); default emuLiMember01:Emu Linked")
     parser.add_argument("--refresh-tokens", action="store_true",
                         help="an app approved for programmatic refresh tokens")
-    args = parser.parse_args(argv)
+
+
+def build(args: argparse.Namespace, clock: EmulatorClock) -> LinkedInEmulator:
+    """The emulator of `args`; ValueError for a --member that is not SUB:NAME."""
     members = None
     if args.member:
         members = []
         for pair in args.member:
             sub, sep, name = pair.partition(":")
             if not sep or not sub or not name:
-                parser.error(f"--member {pair!r} is not SUB:NAME")
+                raise ValueError(f"--member {pair!r} is not SUB:NAME")
             members.append(LinkedInMember(sub, name))
-    server = LinkedInEmulator(args.client_id, args.client_secret, members=members, refresh_tokens=args.refresh_tokens,
-                              host=args.host, port=args.port, clock=EmulatorClock(follow_real_time=True))
+    return LinkedInEmulator(args.client_id, args.client_secret, members=members, refresh_tokens=args.refresh_tokens,
+                            host=args.host, port=args.port, clock=clock)
+
+
+def settings(server: LinkedInEmulator) -> dict[str, str]:
+    return {"FANOUT_PLATFORM_HOSTS": server.hosts_setting, "FANOUT_LINKEDIN_CLIENT_ID": server.client_id,
+            "FANOUT_LINKEDIN_CLIENT_SECRET": server.client_secret}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.emulators.linkedin", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        server = build(args, EmulatorClock(follow_real_time=True))
+    except ValueError as e:
+        parser.error(str(e))
     return serve_until_stopped("linkedin", server, lambda server: [
-        f"FANOUT_PLATFORM_HOSTS={server.hosts_setting}",
-        f"FANOUT_LINKEDIN_CLIENT_ID={server.client_id}",
-        f"FANOUT_LINKEDIN_CLIENT_SECRET={server.client_secret}",
-    ])
+        f"{name}={value}" for name, value in settings(server).items()])
 
 
 if __name__ == "__main__":

@@ -25,13 +25,18 @@ its result is saved after it. A step that finds a marker without its result reco
 before sending anything again: a lost container is simply made again (one never published
 expires on its own), a lost publish is looked up through the container's status. This
 holds for every part of a thread and for the comment: each is saved before its call and
-read back before it is sent again.
+read back before it is sent again. An answer that breaks the Graph contract (a 200 that is
+not JSON, an id of the wrong shape, a container status Meta does not list:
+fanout/platforms/contract.py) fails the target at once, saying when the post may be out
+(its publish answered so); once the post is known to be out, it settles published without
+its permalink.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +44,7 @@ from urllib.parse import quote
 
 from ..target_errors import EXPIRED, RATE, UNKNOWN
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
+from .contract import UnusableAnswer, document, identifier, may_be_out, one_of
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, scrub
 from .polling import next_check
@@ -46,6 +52,10 @@ from .steps import RETRY_AFTER, ThreadSteps
 
 # Not a failure: the container is not ready to publish yet; poll it again.
 NOT_READY = "not_ready"
+# Graph ids are strings of digits (some objects' joined by `_`); a container's status is
+# one of these (Threads' `status`, Instagram's `status_code`).
+GRAPH_ID = re.compile(r"[0-9]{1,32}(?:_[0-9]{1,32})?")
+CONTAINER_STATUSES = ("IN_PROGRESS", "FINISHED", "PUBLISHED", "ERROR", "EXPIRED")
 
 # How many times the account's recent posts are read looking for a post that a lost publish
 # call made, before it is settled as published without a URL.
@@ -298,9 +308,13 @@ class Containers(ThreadSteps):
     def publish_container(self) -> Result | None:
         if not self.reply_to:
             self.check_quota(read=True)
-        body = self.send_creating("publish", f"{self.api}/{self.user}/{self.publish_edge}",
-                                  {"creation_id": self.state["container"]["id"]})
-        self.state["post"] = str(body["id"])
+        try:
+            body = self.send_creating("publish", f"{self.api}/{self.user}/{self.publish_edge}",
+                                      {"creation_id": self.state["container"]["id"]}, "the publish")
+            self.state["post"] = identifier(body, "id", "the publish", GRAPH_ID)
+        except UnusableAnswer as e:
+            # Its answer came and cannot be used: the post may be out; never published again.
+            raise e.after(may_be_out(self.title)) from None
         self.saved()
         return self.read_permalink()
 
@@ -308,14 +322,18 @@ class Containers(ThreadSteps):
         if self.commenting:
             return self.part_out(None)  # a comment's permalink is nowhere to be shown
         try:
-            body = self.get(f"{self.api}/{quote(self.state['post'], safe='')}", fields="id,permalink")
+            body = self.get(f"{self.api}/{quote(self.state['post'], safe='')}", "the post", fields="id,permalink")
         except Stop:
             # Whatever went wrong, the post is out: never answer a failure now (not even an
             # expired token, whose replay could start from a state without the post).
             body = {}
+        except UnusableAnswer:
+            return self.part_out(None)  # out, and no read of it will say more: without its permalink
         permalink = body.get("permalink")
-        if isinstance(permalink, str) and permalink:
+        if isinstance(permalink, str) and permalink.startswith("https://"):
             return self.part_out(permalink)
+        if permalink:
+            return self.part_out(None)  # a permalink that is not a web page's is not shown
         return self.look_again(f"{self.title} did not answer the post's permalink")
 
     # -- never twice
@@ -323,7 +341,12 @@ class Containers(ThreadSteps):
     def reconcile_publish(self) -> Result:
         """A publish call may or may not have gone through: the container's status says."""
         container = self.state["container"]
-        body = self.get(f"{self.api}/{quote(container['id'], safe='')}", fields=self.status_fields)
+        try:
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", "the container's status",
+                            fields=self.status_fields)
+            one_of(self.container_status(body), CONTAINER_STATUSES, "the container's status")
+        except UnusableAnswer as e:
+            raise e.after(may_be_out(self.title)) from None
         if self.container_status(body) == "PUBLISHED":
             return self.recover_post()
         # Not published (FINISHED, or the publish was refused): publishing now is safe.
@@ -364,8 +387,8 @@ class Containers(ThreadSteps):
                 params["after"] = after
             edge = self.replies_edge if self.reply_to and self.replies_edge else self.media_edge
             try:
-                body = self.get(f"{self.api}/{self.user}/{edge}", **params)
-            except Stop:
+                body = self.get(f"{self.api}/{self.user}/{edge}", "the account's posts", **params)
+            except (Stop, UnusableAnswer):
                 break
             page = [post for post in body.get("data") or [] if isinstance(post, dict)]
             posts += page
@@ -407,12 +430,12 @@ class Containers(ThreadSteps):
         self.saved()
 
     def create(self, marker: str, params: dict) -> dict:
-        body = self.send_creating(marker, f"{self.api}/{self.user}/{self.media_edge}", params)
-        if not body.get("id"):
-            raise Stop(failed(UNKNOWN, f"{self.title} created a container without an id"))
+        # A container never published expires on its own: a break here publishes nothing.
+        body = self.send_creating(marker, f"{self.api}/{self.user}/{self.media_edge}", params, "the container")
+        container_id = identifier(body, "id", "the container", GRAPH_ID)
         # Its processing started before this answer came, never after: the checks counted
         # from now find it done as soon as it can be.
-        return {"id": str(body["id"]), "created_at": self.step.now().isoformat(), "ready": False}
+        return {"id": container_id, "created_at": self.step.now().isoformat(), "ready": False}
 
     def until_ready(self, container: dict, body: Mapping[str, Any] | None = None) -> Wait | None:
         """None once the container is FINISHED; a Wait while it is processing; raises Stop
@@ -420,8 +443,9 @@ class Containers(ThreadSteps):
         if container.get("ready"):
             return None
         if body is None:
-            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", fields=self.status_fields)
-        status = self.container_status(body)
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", "the container's status",
+                            fields=self.status_fields)
+        status = one_of(self.container_status(body), CONTAINER_STATUSES, "the container's status")
         if status == "FINISHED":
             container["ready"] = True
             return None
@@ -491,7 +515,7 @@ class Containers(ThreadSteps):
             return None
         body = response.json() if response.status == 200 else {}
         data = body.get("data") if isinstance(body, dict) else None
-        if not data or not isinstance(data[0], dict):
+        if not isinstance(data, list) or not data or not isinstance(data[0], dict):
             return None
         usage, config = number(data[0].get("quota_usage")), data[0].get("config") or {}
         total = number(config.get("quota_total")) if isinstance(config, dict) else None
@@ -503,15 +527,15 @@ class Containers(ThreadSteps):
     def user(self) -> str:
         return quote(self.job.user_id, safe="")
 
-    def get(self, url: str, **params) -> Mapping[str, Any]:
-        """A read: safe to repeat, so any transient failure is a Retry."""
+    def get(self, url: str, what: str, **params) -> Mapping[str, Any]:
+        """A read of `what`: safe to repeat, so any transient failure is a Retry."""
         try:
             response = self.step.http.get(url, params={**params, "access_token": self.job.access_token})
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
-        return self.body_or_stop(response)
+        return self.body_or_stop(response, what)
 
-    def send_creating(self, marker: str, url: str, params: dict) -> Mapping[str, Any]:
+    def send_creating(self, marker: str, url: str, params: dict, what: str) -> Mapping[str, Any]:
         """A call that creates something: the marker is saved first. When no clear answer
         comes back the marker stays, and the next step reconciles before sending again."""
         self.state["creating"] = marker
@@ -520,14 +544,16 @@ class Containers(ThreadSteps):
             response = self.step.http.post(url, data={**params, "access_token": self.job.access_token})
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
-        body = self.body_or_stop(response)
+        body = self.body_or_stop(response, what)
         del self.state["creating"]
         return body
 
-    def body_or_stop(self, response: PlatformResponse) -> Mapping[str, Any]:
-        body = response.json()
-        if response.status == 200 and isinstance(body, dict) and not isinstance(body.get("error"), dict):
-            return body
+    def body_or_stop(self, response: PlatformResponse, what: str) -> Mapping[str, Any]:
+        """A 200's JSON object (`what`, as the reference promises it); a refusal ends the step."""
+        if response.status == 200:
+            body = document(response, what, self.job.access_token)
+            if not isinstance(body.get("error"), dict):
+                return body
         answer = read_answer(response, self.job.access_token)
         rule, outcome = outcome_of(self.title, self.mapping, answer)
         if rule is not None and rule.code == NOT_READY and "container" in self.state:

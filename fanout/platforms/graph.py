@@ -27,9 +27,9 @@ expires on its own), a lost publish is looked up through the container's status.
 holds for every part of a thread and for the comment: each is saved before its call and
 read back before it is sent again. An answer that breaks the Graph contract (a 200 that is
 not JSON, an id of the wrong shape, a container status Meta does not list:
-fanout/platforms/contract.py) fails the target at once, saying when the post may be out
-(its publish answered so); once the post is known to be out, it settles published without
-its permalink.
+fanout/platforms/contract.py) fails the target at once. A publish answered so is read back
+in the same step, through the container's status and the account's posts, and never sent
+again; once the post is known to be out, a broken read settles it without its permalink.
 """
 from __future__ import annotations
 
@@ -313,10 +313,27 @@ class Containers(ThreadSteps):
                                       {"creation_id": self.state["container"]["id"]}, "the publish")
             self.state["post"] = identifier(body, "id", "the publish", GRAPH_ID)
         except UnusableAnswer as e:
-            # Its answer came and cannot be used: the post may be out; never published again.
-            raise e.after(may_be_out(self.title)) from None
+            return self.read_back(e)
         self.saved()
         return self.read_permalink()
+
+    def read_back(self, error: UnusableAnswer) -> Result | None:
+        """The publish answered what the contract does not promise, so the post may be out:
+        the container's status says, now, and the publish is never sent again. Published,
+        the post is looked for among the account's (out with or without its permalink); not
+        published, or unreadable, the target fails with the break."""
+        container = self.state["container"]
+        try:
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", "the container's status",
+                            fields=self.status_fields)
+            status = one_of(self.container_status(body), CONTAINER_STATUSES, "the container's status")
+        except (Stop, UnusableAnswer):
+            raise error.after(may_be_out(self.title)) from None
+        if status != "PUBLISHED":
+            raise error.after(f"its container is {status}, so nothing was published")
+        container["published"] = True
+        post = self.find_recent()
+        return self.found(post) if post is not None else self.gave_up()
 
     def read_permalink(self) -> Result | None:
         if self.commenting:
@@ -359,22 +376,33 @@ class Containers(ThreadSteps):
         """The container was published but we never heard the post's id: find the post
         among the account's recent ones (same text, not older than the container; a reply
         among the replies). From here on nothing fails the part: it is published."""
+        post = self.find_recent()
+        if post is not None:
+            return self.found(post)
+        return self.look_again(f"{self.title} published the container but the post is not among the account's "
+                               "recent ones yet")
+
+    def find_recent(self) -> Mapping[str, Any] | None:
+        """The post being made among the account's recent ones: the same text, not older
+        than its container, the first such; None when it is not (yet) listed."""
         since = _dt.datetime.fromisoformat(self.state["container"]["created_at"]) - CLOCK_SKEW
         found = [
             post for post in self.recent_posts(since)
             if (post.get(self.caption_field) or "") == self.part.caption
             and (platform_time(post.get("timestamp")) or since) >= since
+            and isinstance(post.get("id"), str) and GRAPH_ID.fullmatch(post["id"])
         ]
-        if found:
-            post = min(found, key=lambda p: platform_time(p.get("timestamp")) or since)
-            self.state.pop("creating", None)
-            self.state["post"] = str(post["id"])
-            self.saved()
-            if post.get("permalink") and not self.commenting:
-                return self.part_out(post["permalink"])
-            return self.read_permalink()
-        return self.look_again(f"{self.title} published the container but the post is not among the account's "
-                               "recent ones yet")
+        return min(found, key=lambda p: platform_time(p.get("timestamp")) or since) if found else None
+
+    def found(self, post: Mapping[str, Any]) -> Result | None:
+        """The post is out, found among the account's: the part is, with its permalink."""
+        self.state.pop("creating", None)
+        self.state["post"] = post["id"]
+        self.saved()
+        permalink = post.get("permalink")
+        if isinstance(permalink, str) and permalink.startswith("https://") and not self.commenting:
+            return self.part_out(permalink)
+        return self.read_permalink()
 
     def recent_posts(self, since: _dt.datetime) -> list[Mapping[str, Any]]:
         """The account's posts, newest first, page after page back to `since`: the lost
@@ -407,18 +435,23 @@ class Containers(ThreadSteps):
         cannot be replied to, and that target fails saying what is out."""
         self.state["lookups"] = self.state.get("lookups", 0) + 1
         if self.state["lookups"] >= LOOKUPS:
-            if self.state.get("post"):
-                if len(self.job.parts) == 1 and self.job.first_comment is None:
-                    return Done(Outcome())
-                return self.part_out(None)
-            if self.commenting:
-                return Done(dataclasses.replace(self.published(), first_comment_error=(
-                    f"{self.title} published the first comment but never said its id; it may be there")))
+            return self.gave_up()
+        return super().retry(reason)  # the post is out: no container's window bounds it
+
+    def gave_up(self) -> Result | None:
+        """The post is out but its permalink (or id) will not be known: settled published
+        without a URL, never failed; a thread cannot go on from a post whose id never came."""
+        if self.state.get("post"):
             if len(self.job.parts) == 1 and self.job.first_comment is None:
                 return Done(Outcome())
-            return failed(UNKNOWN, f"{self.title} published part {self.index + 1} but never said its id, so "
-                                   "nothing could reply to it")
-        return super().retry(reason)  # the post is out: no container's window bounds it
+            return self.part_out(None)
+        if self.commenting:
+            return Done(dataclasses.replace(self.published(), first_comment_error=(
+                f"{self.title} published the first comment but never said its id; it may be there")))
+        if len(self.job.parts) == 1 and self.job.first_comment is None:
+            return Done(Outcome())
+        return failed(UNKNOWN, f"{self.title} published part {self.index + 1} but never said its id, so "
+                               "nothing could reply to it")
 
     # -- containers
 

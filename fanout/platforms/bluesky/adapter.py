@@ -23,7 +23,7 @@ record key in use with 500) the next step asks `getRecord` for the saved key fir
 the part is out; RecordNotFound, it is written again under the same key, so a retry makes
 the same record or finds it. An answer that breaks the contract (a 200 that is not JSON, a
 record's uri that is not the one written: fanout/platforms/contract.py) fails the target at
-once, saying when the part may be out.
+once; a record's own answer is read back first, in the same step, and never written again.
 """
 from __future__ import annotations
 
@@ -496,7 +496,19 @@ class _Posting(Steps):
             part.pop("sent", None)
             raise Stop(self.retry(f"{TITLE} no longer had an uploaded file; uploading it again")) from None
         except UnusableAnswer as e:
-            raise e.after(may_be_out(TITLE)) from None  # the PDS answered: the record may be written
+            self.read_back(index, part, e)
+
+    def read_back(self, index: int, part: dict, error: UnusableAnswer) -> None:
+        """The record's answer broke the contract, so it may be written: `getRecord` on its
+        key says, now, and it is never written again. There, the part is out; not there, or
+        unreadable, the target fails with the break."""
+        try:
+            found = self.find(index, part["rkey"])
+        except Stop:
+            raise error.after(may_be_out(TITLE)) from None
+        if found is None:
+            raise error.after("its record is not there, so nothing was published")
+        self.settle(part, found)
 
     def reference(self, body: Mapping[str, Any], rkey: str, what: str) -> dict:
         """{uri, cid} of the record written under `rkey`, as the PDS names it: the uri must be

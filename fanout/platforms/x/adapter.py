@@ -22,8 +22,8 @@ id reads the account's recent posts for the same text (and parent) first, and se
 refuses a duplicate, which is taken as the sign that the first one went out). Uploads may
 be repeated: media nobody posts expires. An answer that breaks X's contract (a 2xx that is
 not JSON, an id that is not digits, a processing state X does not list:
-fanout/platforms/contract.py) fails the target at once; after the post was sent, saying it
-may be out, and never sending it again.
+fanout/platforms/contract.py) fails the target at once; the post's own answer is first
+read back in the same step, among the recent posts, and the post is never sent again.
 """
 from __future__ import annotations
 
@@ -445,9 +445,21 @@ class _Posting(ThreadSteps):
         except _Duplicate:
             return self.look_again(f"{TITLE} says the post already exists, but it is not among the recent ones yet")
         except UnusableAnswer as e:
-            # X answered: the post may be out, and is never sent again.
-            raise e.after(may_be_out(TITLE)) from None
+            return self.read_back(e)
         return self.settle(post_id)
+
+    def read_back(self, error: UnusableAnswer) -> Result | None:
+        """X answered the post with what its contract does not promise, so the post may be
+        out: it is looked for now among the recent posts, never sent again. Found, the part is
+        out; not found (or the list unreadable), the target fails saying it may be out."""
+        since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
+        try:
+            found = self.posted(self.recent_posts(since), since)
+        except (Stop, UnusableAnswer):
+            found = None
+        if found is None:
+            raise error.after(may_be_out(TITLE))
+        return self.settle(found)
 
     def settle(self, post_id: str) -> None:
         """The current post is out: its id joins the thread (or is the comment's), saved."""
@@ -474,6 +486,21 @@ class _Posting(ThreadSteps):
             # X would not list the posts: go on as if it is not there. A text post sent
             # again is refused as a duplicate if the first went out.
             recent = []
+        try:
+            found = self.posted(recent, since)
+        except UnusableAnswer as e:
+            raise e.after(may_be_out(TITLE)) from None
+        if found is not None:
+            return self.settle(found)
+        # Not there: the post never arrived. Sending it again is safe; if it did arrive after
+        # all, X refuses the duplicate and that refusal says so.
+        self.state["resent"] = True
+        self.check_limits()
+        return self.post()
+
+    def posted(self, recent: list[Mapping[str, Any]], since: _dt.datetime) -> str | None:
+        """The id of the post being made among `recent` ones (its text, its parent, not older
+        than `since`), or None."""
         for post in recent:
             if not same_text(self.part.caption, str(post.get("text") or ""), reply=bool(self.reply_to)):
                 continue
@@ -483,12 +510,8 @@ class _Posting(ThreadSteps):
                 continue
             created = _platform_time(post.get("created_at"))
             if created is None or created >= since:
-                return self.settle(str(post["id"]))
-        # Not there: the post never arrived. Sending it again is safe; if it did arrive after
-        # all, X refuses the duplicate and that refusal says so.
-        self.state["resent"] = True
-        self.check_limits()
-        return self.post()
+                return identifier(post, "id", "the account's posts", X_ID)
+        return None
 
     def recent_posts(self, since: _dt.datetime) -> list[Mapping[str, Any]]:
         """The account's posts, newest first, page after page back to `since`: the lost post

@@ -25,13 +25,18 @@ its result is saved after it. A step that finds a marker without its result reco
 before sending anything again: a lost container is simply made again (one never published
 expires on its own), a lost publish is looked up through the container's status. This
 holds for every part of a thread and for the comment: each is saved before its call and
-read back before it is sent again.
+read back before it is sent again. An answer that breaks the Graph contract (a 200 that is
+not JSON, an id of the wrong shape, a container status Meta does not list:
+fanout/platforms/contract.py) fails the target at once. A publish answered so is read back
+in the same step, through the container's status and the account's posts, and never sent
+again; once the post is known to be out, a broken read settles it without its permalink.
 """
 from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +44,7 @@ from urllib.parse import quote
 
 from ..target_errors import EXPIRED, RATE, UNKNOWN
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
+from .contract import UnusableAnswer, document, identifier, may_be_out, one_of
 from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, scrub
 from .polling import next_check
@@ -46,6 +52,10 @@ from .steps import RETRY_AFTER, ThreadSteps
 
 # Not a failure: the container is not ready to publish yet; poll it again.
 NOT_READY = "not_ready"
+# Graph ids are strings of digits (some objects' joined by `_`); a container's status is
+# one of these (Threads' `status`, Instagram's `status_code`).
+GRAPH_ID = re.compile(r"[0-9]{1,32}(?:_[0-9]{1,32})?")
+CONTAINER_STATUSES = ("IN_PROGRESS", "FINISHED", "PUBLISHED", "ERROR", "EXPIRED")
 
 # How many times the account's recent posts are read looking for a post that a lost publish
 # call made, before it is settled as published without a URL.
@@ -298,24 +308,49 @@ class Containers(ThreadSteps):
     def publish_container(self) -> Result | None:
         if not self.reply_to:
             self.check_quota(read=True)
-        body = self.send_creating("publish", f"{self.api}/{self.user}/{self.publish_edge}",
-                                  {"creation_id": self.state["container"]["id"]})
-        self.state["post"] = str(body["id"])
+        try:
+            body = self.send_creating("publish", f"{self.api}/{self.user}/{self.publish_edge}",
+                                      {"creation_id": self.state["container"]["id"]}, "the publish")
+            self.state["post"] = identifier(body, "id", "the publish", GRAPH_ID)
+        except UnusableAnswer as e:
+            return self.read_back(e)
         self.saved()
         return self.read_permalink()
+
+    def read_back(self, error: UnusableAnswer) -> Result | None:
+        """The publish answered what the contract does not promise, so the post may be out:
+        the container's status says, now, and the publish is never sent again. Published,
+        the post is looked for among the account's (out with or without its permalink); not
+        published, or unreadable, the target fails with the break."""
+        container = self.state["container"]
+        try:
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", "the container's status",
+                            fields=self.status_fields)
+            status = one_of(self.container_status(body), CONTAINER_STATUSES, "the container's status")
+        except (Stop, UnusableAnswer):
+            raise error.after(may_be_out(self.title)) from None
+        if status != "PUBLISHED":
+            raise error.after(f"its container is {status}, so nothing was published")
+        container["published"] = True
+        post = self.find_recent()
+        return self.found(post) if post is not None else self.gave_up()
 
     def read_permalink(self) -> Result | None:
         if self.commenting:
             return self.part_out(None)  # a comment's permalink is nowhere to be shown
         try:
-            body = self.get(f"{self.api}/{quote(self.state['post'], safe='')}", fields="id,permalink")
+            body = self.get(f"{self.api}/{quote(self.state['post'], safe='')}", "the post", fields="id,permalink")
         except Stop:
             # Whatever went wrong, the post is out: never answer a failure now (not even an
             # expired token, whose replay could start from a state without the post).
             body = {}
+        except UnusableAnswer:
+            return self.part_out(None)  # out, and no read of it will say more: without its permalink
         permalink = body.get("permalink")
-        if isinstance(permalink, str) and permalink:
+        if isinstance(permalink, str) and permalink.startswith("https://"):
             return self.part_out(permalink)
+        if permalink:
+            return self.part_out(None)  # a permalink that is not a web page's is not shown
         return self.look_again(f"{self.title} did not answer the post's permalink")
 
     # -- never twice
@@ -323,7 +358,12 @@ class Containers(ThreadSteps):
     def reconcile_publish(self) -> Result:
         """A publish call may or may not have gone through: the container's status says."""
         container = self.state["container"]
-        body = self.get(f"{self.api}/{quote(container['id'], safe='')}", fields=self.status_fields)
+        try:
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", "the container's status",
+                            fields=self.status_fields)
+            one_of(self.container_status(body), CONTAINER_STATUSES, "the container's status")
+        except UnusableAnswer as e:
+            raise e.after(may_be_out(self.title)) from None
         if self.container_status(body) == "PUBLISHED":
             return self.recover_post()
         # Not published (FINISHED, or the publish was refused): publishing now is safe.
@@ -336,22 +376,33 @@ class Containers(ThreadSteps):
         """The container was published but we never heard the post's id: find the post
         among the account's recent ones (same text, not older than the container; a reply
         among the replies). From here on nothing fails the part: it is published."""
+        post = self.find_recent()
+        if post is not None:
+            return self.found(post)
+        return self.look_again(f"{self.title} published the container but the post is not among the account's "
+                               "recent ones yet")
+
+    def find_recent(self) -> Mapping[str, Any] | None:
+        """The post being made among the account's recent ones: the same text, not older
+        than its container, the first such; None when it is not (yet) listed."""
         since = _dt.datetime.fromisoformat(self.state["container"]["created_at"]) - CLOCK_SKEW
         found = [
             post for post in self.recent_posts(since)
             if (post.get(self.caption_field) or "") == self.part.caption
             and (platform_time(post.get("timestamp")) or since) >= since
+            and isinstance(post.get("id"), str) and GRAPH_ID.fullmatch(post["id"])
         ]
-        if found:
-            post = min(found, key=lambda p: platform_time(p.get("timestamp")) or since)
-            self.state.pop("creating", None)
-            self.state["post"] = str(post["id"])
-            self.saved()
-            if post.get("permalink") and not self.commenting:
-                return self.part_out(post["permalink"])
-            return self.read_permalink()
-        return self.look_again(f"{self.title} published the container but the post is not among the account's "
-                               "recent ones yet")
+        return min(found, key=lambda p: platform_time(p.get("timestamp")) or since) if found else None
+
+    def found(self, post: Mapping[str, Any]) -> Result | None:
+        """The post is out, found among the account's: the part is, with its permalink."""
+        self.state.pop("creating", None)
+        self.state["post"] = post["id"]
+        self.saved()
+        permalink = post.get("permalink")
+        if isinstance(permalink, str) and permalink.startswith("https://") and not self.commenting:
+            return self.part_out(permalink)
+        return self.read_permalink()
 
     def recent_posts(self, since: _dt.datetime) -> list[Mapping[str, Any]]:
         """The account's posts, newest first, page after page back to `since`: the lost
@@ -364,8 +415,8 @@ class Containers(ThreadSteps):
                 params["after"] = after
             edge = self.replies_edge if self.reply_to and self.replies_edge else self.media_edge
             try:
-                body = self.get(f"{self.api}/{self.user}/{edge}", **params)
-            except Stop:
+                body = self.get(f"{self.api}/{self.user}/{edge}", "the account's posts", **params)
+            except (Stop, UnusableAnswer):
                 break
             page = [post for post in body.get("data") or [] if isinstance(post, dict)]
             posts += page
@@ -384,18 +435,23 @@ class Containers(ThreadSteps):
         cannot be replied to, and that target fails saying what is out."""
         self.state["lookups"] = self.state.get("lookups", 0) + 1
         if self.state["lookups"] >= LOOKUPS:
-            if self.state.get("post"):
-                if len(self.job.parts) == 1 and self.job.first_comment is None:
-                    return Done(Outcome())
-                return self.part_out(None)
-            if self.commenting:
-                return Done(dataclasses.replace(self.published(), first_comment_error=(
-                    f"{self.title} published the first comment but never said its id; it may be there")))
+            return self.gave_up()
+        return super().retry(reason)  # the post is out: no container's window bounds it
+
+    def gave_up(self) -> Result | None:
+        """The post is out but its permalink (or id) will not be known: settled published
+        without a URL, never failed; a thread cannot go on from a post whose id never came."""
+        if self.state.get("post"):
             if len(self.job.parts) == 1 and self.job.first_comment is None:
                 return Done(Outcome())
-            return failed(UNKNOWN, f"{self.title} published part {self.index + 1} but never said its id, so "
-                                   "nothing could reply to it")
-        return super().retry(reason)  # the post is out: no container's window bounds it
+            return self.part_out(None)
+        if self.commenting:
+            return Done(dataclasses.replace(self.published(), first_comment_error=(
+                f"{self.title} published the first comment but never said its id; it may be there")))
+        if len(self.job.parts) == 1 and self.job.first_comment is None:
+            return Done(Outcome())
+        return failed(UNKNOWN, f"{self.title} published part {self.index + 1} but never said its id, so "
+                               "nothing could reply to it")
 
     # -- containers
 
@@ -407,12 +463,12 @@ class Containers(ThreadSteps):
         self.saved()
 
     def create(self, marker: str, params: dict) -> dict:
-        body = self.send_creating(marker, f"{self.api}/{self.user}/{self.media_edge}", params)
-        if not body.get("id"):
-            raise Stop(failed(UNKNOWN, f"{self.title} created a container without an id"))
+        # A container never published expires on its own: a break here publishes nothing.
+        body = self.send_creating(marker, f"{self.api}/{self.user}/{self.media_edge}", params, "the container")
+        container_id = identifier(body, "id", "the container", GRAPH_ID)
         # Its processing started before this answer came, never after: the checks counted
         # from now find it done as soon as it can be.
-        return {"id": str(body["id"]), "created_at": self.step.now().isoformat(), "ready": False}
+        return {"id": container_id, "created_at": self.step.now().isoformat(), "ready": False}
 
     def until_ready(self, container: dict, body: Mapping[str, Any] | None = None) -> Wait | None:
         """None once the container is FINISHED; a Wait while it is processing; raises Stop
@@ -420,8 +476,9 @@ class Containers(ThreadSteps):
         if container.get("ready"):
             return None
         if body is None:
-            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", fields=self.status_fields)
-        status = self.container_status(body)
+            body = self.get(f"{self.api}/{quote(container['id'], safe='')}", "the container's status",
+                            fields=self.status_fields)
+        status = one_of(self.container_status(body), CONTAINER_STATUSES, "the container's status")
         if status == "FINISHED":
             container["ready"] = True
             return None
@@ -491,7 +548,7 @@ class Containers(ThreadSteps):
             return None
         body = response.json() if response.status == 200 else {}
         data = body.get("data") if isinstance(body, dict) else None
-        if not data or not isinstance(data[0], dict):
+        if not isinstance(data, list) or not data or not isinstance(data[0], dict):
             return None
         usage, config = number(data[0].get("quota_usage")), data[0].get("config") or {}
         total = number(config.get("quota_total")) if isinstance(config, dict) else None
@@ -503,15 +560,15 @@ class Containers(ThreadSteps):
     def user(self) -> str:
         return quote(self.job.user_id, safe="")
 
-    def get(self, url: str, **params) -> Mapping[str, Any]:
-        """A read: safe to repeat, so any transient failure is a Retry."""
+    def get(self, url: str, what: str, **params) -> Mapping[str, Any]:
+        """A read of `what`: safe to repeat, so any transient failure is a Retry."""
         try:
             response = self.step.http.get(url, params={**params, "access_token": self.job.access_token})
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
-        return self.body_or_stop(response)
+        return self.body_or_stop(response, what)
 
-    def send_creating(self, marker: str, url: str, params: dict) -> Mapping[str, Any]:
+    def send_creating(self, marker: str, url: str, params: dict, what: str) -> Mapping[str, Any]:
         """A call that creates something: the marker is saved first. When no clear answer
         comes back the marker stays, and the next step reconciles before sending again."""
         self.state["creating"] = marker
@@ -520,14 +577,16 @@ class Containers(ThreadSteps):
             response = self.step.http.post(url, data={**params, "access_token": self.job.access_token})
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
-        body = self.body_or_stop(response)
+        body = self.body_or_stop(response, what)
         del self.state["creating"]
         return body
 
-    def body_or_stop(self, response: PlatformResponse) -> Mapping[str, Any]:
-        body = response.json()
-        if response.status == 200 and isinstance(body, dict) and not isinstance(body.get("error"), dict):
-            return body
+    def body_or_stop(self, response: PlatformResponse, what: str) -> Mapping[str, Any]:
+        """A 200's JSON object (`what`, as the reference promises it); a refusal ends the step."""
+        if response.status == 200:
+            body = document(response, what, self.job.access_token)
+            if not isinstance(body.get("error"), dict):
+                return body
         answer = read_answer(response, self.job.access_token)
         rule, outcome = outcome_of(self.title, self.mapping, answer)
         if rule is not None and rule.code == NOT_READY and "container" in self.state:

@@ -50,9 +50,12 @@ def number(value: Any) -> int | None:
         return None
 
 
-_TOKEN_IN_QUERY = re.compile(r"\b(access_token|refresh_token|client_secret|code|code_verifier)=[^&\s\"']+",
-                             re.IGNORECASE)
-_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|refresh_token|client_secret)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
+# An upload URL's token (TikTok's `upload_token`, LinkedIn's `uploadToken`) lets anyone
+# write to that upload: hidden like the account's.
+_TOKEN_IN_QUERY = re.compile(r"\b(access_token|refresh_token|client_secret|code|code_verifier|upload_token)"
+                             r"=[^&\s\"']+", re.IGNORECASE)
+_TOKEN_IN_JSON = re.compile(r"(\"(?:access_token|refresh_token|client_secret|upload_token|uploadToken)\"\s*:\s*\")"
+                            r"[^\"]*", re.IGNORECASE)
 
 
 def scrub(text: str, *secrets: str | None) -> str:

@@ -4,7 +4,8 @@
 copy of it (`state`), handed back as JSON (`snapshot`), stored before a call that creates
 something (`saved`), and the answer to a transient failure (`retry`). An adapter
 subclasses it with its sequence in `next`; a `Stop` raised anywhere in the step ends it
-with its result (fanout/platforms/base.py).
+with its result (fanout/platforms/base.py), and an `UnusableAnswer` with the target failed
+at once (fanout/platforms/contract.py).
 """
 from __future__ import annotations
 
@@ -14,13 +15,17 @@ import json
 from typing import Any
 
 from .base import Done, Job, Outcome, Part, Result, Retry, Step, Stop
+from .contract import UnusableAnswer, outcome
 
 # A transient failure is tried again after this (the engine stretches it and bounds retries).
 RETRY_AFTER = _dt.timedelta(seconds=30)
 
 
 class Steps:
-    """One step of publishing `job`; subclasses write `next`, the sequence."""
+    """One step of publishing `job`; subclasses write `next`, the sequence, and name the
+    platform in `title` (what a broken answer's message says answered)."""
+
+    title = ""
 
     def __init__(self, step: Step, job: Job):
         self.step, self.job = step, job
@@ -32,6 +37,8 @@ class Steps:
             return self.next()
         except Stop as stop:
             return stop.result
+        except UnusableAnswer as error:
+            return self.unusable(error)
 
     def next(self) -> Result:
         raise NotImplementedError
@@ -46,6 +53,10 @@ class Steps:
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later, from the state as it stands."""
         return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
+
+    def unusable(self, error: UnusableAnswer) -> Done:
+        """A break of the platform's contract: the target fails now, never retried."""
+        return Done(outcome(self.title, error))
 
 
 class ThreadSteps(Steps):
@@ -79,6 +90,8 @@ class ThreadSteps(Steps):
             result = publish()
         except Stop as stop:
             result = stop.result
+        except UnusableAnswer as error:
+            result = self.unusable(error)
         if result is None or not (self.index or self.commenting):
             return result
         if self.commenting:

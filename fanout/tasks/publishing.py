@@ -31,6 +31,7 @@ from ..models.lifecycle import (
 from ..models.upload import WAKE_AHEAD
 from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
+from ..platforms.contract import UnusableAnswer, outcome
 from ..content import job_of, target_problems
 from ..preflight import media_problems, unconfigured
 from ..target_errors import AUTH, UNKNOWN
@@ -126,17 +127,28 @@ def publish_target(rt, target_id: str) -> None:
         return
     except PeeweeException:
         raise  # the stores failed, not the step: the lease runs out and the sweeper takes the target back
+    except UnusableAnswer as e:
+        result = _unusable(run, target, e)
     except Exception as e:
         result = _unexpected(run, target, state, e)
     _settle(rt, target, state, result)
 
 
+def _unusable(run: Run, target, error: UnusableAnswer) -> Done:
+    """The platform answered what its contract does not promise (fanout/platforms/contract.py):
+    the target fails now. Asking again meets the same answer, and where the call creates
+    something (a TikTok init is a post started) creates it again."""
+    log.warning("target %s: %s answered %s; failed without a retry", target.id, run.platform.title, error.what)
+    return Done(outcome(run.platform.title, error))
+
+
 def _unexpected(run: Run, target, state, error: Exception) -> Retry:
-    """A step raised what it does not expect (a bug, an answer no rule foresaw): a retry,
-    bounded like any other (`_settle`), from what the step last saved, so a marker it left
-    is reconciled, never skipped. Without it the target would stay processing, claimed and
-    crashing again after every lease. The traceback goes to the log the first time only;
-    the target's message names the error's type, never its text, which may hold anything."""
+    """A step raised what it does not expect (a bug in this server): a retry, bounded like
+    any other (`_settle`), from what the step last saved, so a marker it left is reconciled,
+    never skipped. Without it the target would stay processing, claimed and crashing again
+    after every lease. The traceback goes to the log the first time only; the target's
+    message names the error's type, never its text, which may hold anything. An answer that
+    breaks the platform's contract is not this: the adapter kit says so (`_unusable`)."""
     kind = type(error).__name__
     if state.get("_crash") != kind:
         log.error("target %s: unexpected %s in its %s step; retried at most %d times", target.id, kind,

@@ -1,8 +1,8 @@
 """What every platform emulator shares: a threaded HTTP server on loopback, its own clock,
 a log of calls, and a control API (tests/emulators/README.md).
 
-The control API exists twice: as methods (`fail`, `drop`, `delay`, `advance`, `reset`,
-`calls`) for tests in the same process, and as HTTP under `/_emulator/` for a server run
+The control API exists twice: as methods (`fail`, `garble`, `drop`, `delay`, `advance`,
+`reset`, `calls`) for tests in the same process, and as HTTP under `/_emulator/` for a server run
 on its own (`python -m tests.emulators`): `POST /_emulator/<control>` with the method's
 keyword arguments as a JSON object, `GET /_emulator/<view>` for what a view returns.
 Control calls are neither logged nor subject to rules.
@@ -46,7 +46,7 @@ class Rule:
     """What to do with the next `times` calls matching `method` and `path` (a regex searched
     in the path, query excluded; `method` None matches any). `times` None: every call."""
 
-    action: str  # "fail" | "drop" | "delay"
+    action: str  # "fail" | "garble" | "drop" | "delay"
     method: str | None
     path: str
     times: int | None = 1
@@ -78,7 +78,7 @@ class EmulatorServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.controls: dict[str, Callable[..., Any]] = {
-            "fail": self.fail, "drop": self.drop, "delay": self.delay, "advance": self.advance,
+            "fail": self.fail, "garble": self.garble, "drop": self.drop, "delay": self.delay, "advance": self.advance,
             "set_clock": self.set_clock, "reset": self.reset,
         }
         self.views: dict[str, Callable[[], Any]] = {"calls": lambda: self.calls, "clock": self.clock.now}
@@ -142,6 +142,13 @@ class EmulatorServer:
         """The next `times` matching calls have no effect and answer `status` with `body`
         (JSON; a str is sent as text)."""
         return self._add(Rule("fail", method, path, times, status=status, body=body, headers=headers))
+
+    def garble(self, method: str | None, path: str, status: int, body: Any = None, *, times: int | None = 1,
+               headers: dict | None = None) -> Rule:
+        """The next `times` matching calls do what they do, then answer `status` with `body`
+        (as `fail` sends it) in place of their own answer: a platform that acts and answers
+        what its documentation does not promise."""
+        return self._add(Rule("garble", method, path, times, status=status, body=body, headers=headers))
 
     def drop(self, method: str | None, path: str, *, times: int | None = 1, after_effect: bool = True) -> Rule:
         """The next `times` matching calls get no answer: the connection is closed. With
@@ -221,6 +228,8 @@ class EmulatorServer:
                 return None
             self._stopping.wait(rule.seconds)
         response = self._run(request)
+        if rule is not None and rule.action == "garble":
+            response = _rule_response(rule)
         if rule is not None and rule.action == "drop":
             self._log(request, None, at, dropped=True)
             return None

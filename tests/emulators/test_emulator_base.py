@@ -88,6 +88,15 @@ def test_a_rule_matches_its_method_and_searches_its_path_pattern(counter):
     assert [count(counter).status_code for _ in range(3)] == [500] * 3
 
 
+def test_a_garbled_call_has_its_effect_and_answers_as_told_in_place_of_its_own(counter):
+    counter.garble("POST", r"^/count$", 201, "<html>not json</html>")
+    answer = count(counter)
+    assert (answer.status_code, answer.text, counter.count) == (201, "<html>not json</html>", 1)
+    [call] = counter.calls
+    assert (call.status, call.dropped) == (201, False)
+    assert count(counter).json() == {"count": 2}
+
+
 def test_a_call_dropped_after_its_effect_gets_no_answer_but_happened(counter):
     counter.drop("POST", "/count")
     with pytest.raises(requests.ConnectionError):

@@ -21,11 +21,14 @@ to the first and to the one before):
 Never twice: after a call whose outcome is unknown (no answer, a 5xx; the PDS answers a
 record key in use with 500) the next step asks `getRecord` for the saved key first: found,
 the part is out; RecordNotFound, it is written again under the same key, so a retry makes
-the same record or finds it.
+the same record or finds it. An answer that breaks the contract (a 200 that is not JSON, a
+record's uri that is not the one written: fanout/platforms/contract.py) fails the target at
+once; a record's own answer is read back first, in the same step, and never written again.
 """
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as _dt
 import hashlib
 import json
@@ -40,6 +43,7 @@ from ..base import (
     CREDENTIALS, AccountNotEligible, AuthFailed, Done, Field, Grant, Job, Outcome, Result, SignInRefused, Step,
     Stop, Wait, bearer, failed,
 )
+from ..contract import UnusableAnswer, document, identifier, may_be_out, member
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from ..polling import next_check
@@ -70,6 +74,9 @@ SERVICE_TOKEN = _dt.timedelta(minutes=30)
 VIDEO_CHECK_MOST = _dt.timedelta(seconds=30)
 VIDEO_WINDOW = _dt.timedelta(minutes=30)  # a job not done by then fails the target
 DID_PLC = re.compile(r"did:plc:[a-z2-7]{24}")
+CID = re.compile(r"b[a-z2-7]{8,}")  # CIDv1 in base32, as records are named
+DID = re.compile(r"did:[a-z]+:[A-Za-z0-9._:%-]{1,2048}")
+JOB_ID = re.compile(r"[A-Za-z0-9._:~-]{1,256}")
 TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz"
 
 
@@ -128,9 +135,8 @@ def jwt_claims(token: str) -> dict:
 def resolve_handle(http, handle: str) -> str | None:
     """The DID of a handle (None: no account has it), asked of the entryway."""
     response = http.get(f"https://{ENTRYWAY}/xrpc/com.atproto.identity.resolveHandle", params={"handle": handle})
-    body = response.json()
-    if response.status == 200 and isinstance(body, dict) and isinstance(body.get("did"), str):
-        return body["did"]
+    if response.status == 200:
+        return identifier(document(response, "a handle's resolution"), "did", "a handle's resolution", DID)
     if response.status == 400:
         return None
     raise PlatformUnreachable(f"{TITLE} could not resolve a handle (HTTP {response.status})", sent=True)
@@ -203,7 +209,10 @@ def sign_in(http, identifier: str, password: str, *, now: _dt.datetime, settings
     if wanted.startswith("did:"):
         did = wanted
     elif HANDLE.fullmatch(wanted):
-        did = resolve_handle(http, wanted)
+        try:
+            did = resolve_handle(http, wanted)
+        except UnusableAnswer as e:
+            raise AuthFailed(f"{TITLE} answered {e.what}") from None
         if did is None:
             raise SignInRefused(f"no {TITLE} account has the handle {wanted}")
     else:
@@ -287,6 +296,14 @@ class _Posting(Steps):
       video?: {job, since}, ref?: {uri, cid}} (`ref` once the record is known to exist).
     """
 
+    title = TITLE
+    index = 0  # the part being written
+
+    def unusable(self, error: UnusableAnswer) -> Done:
+        done = super().unusable(error)
+        return Done(dataclasses.replace(done.outcome, error_message=self.where(self.index,
+                                                                             done.outcome.error_message or "")))
+
     def next(self) -> Result:
         todo = parts(self.job)
         done = self.state.get("parts", [])
@@ -298,6 +315,7 @@ class _Posting(Steps):
             self.state["pds"] = self.pds()
             self.state["parts"] = []
         for index, (caption, media) in enumerate(todo):
+            self.index = index
             if index == len(self.state["parts"]):
                 self.state["parts"].append({"rkey": self.rkey(index)})
             part = self.state["parts"][index]
@@ -379,14 +397,13 @@ class _Posting(Steps):
 
     def upload_image(self, index: int, number_: int, item: Mapping[str, str]) -> tuple[dict, Any]:
         with self.fetched(index, number_, item) as media:
-            body = self.call(index, "POST", "/xrpc/com.atproto.repo.uploadBlob", data=media.file.read(),
-                             headers={"Content-Type": media.info.mime})
+            body = self.call(index, "POST", "/xrpc/com.atproto.repo.uploadBlob", "the image's upload",
+                             data=media.file.read(), headers={"Content-Type": media.info.mime})
             info = media.info
-        blob = body.get("blob")
-        if not isinstance(blob, dict) or blob.get("$type") != "blob":
-            raise self.fail(index, Outcome(error_code=UNKNOWN, error_message=f"{TITLE} answered an upload without "
-                                                                              f"its blob"))
-        return blob, info
+        blob = member(body, "blob", "the image's upload")
+        if blob.get("$type") != "blob":
+            raise UnusableAnswer("the image's upload with a blob whose $type is not blob")
+        return dict(blob), info
 
     def video(self, index: int, part: dict, item: Mapping[str, str]) -> Result | None:
         """Send the video to the video service once, then read its job until it names the blob."""
@@ -424,26 +441,28 @@ class _Posting(Steps):
 
     def upload_video(self, index: int, media) -> dict:
         pds_host = urlsplit(self.state["pds"]).hostname
-        token = self.call(index, "GET", "/xrpc/com.atproto.server.getServiceAuth", params={
+        what = "the service token"
+        token = self.call(index, "GET", "/xrpc/com.atproto.server.getServiceAuth", what, params={
             "aud": f"did:web:{pds_host}", "lxm": "com.atproto.repo.uploadBlob",
             "exp": str(int((self.now + SERVICE_TOKEN).replace(tzinfo=_dt.timezone.utc).timestamp()))}).get("token")
-        if not isinstance(token, str):
-            raise self.fail(index, Outcome(error_code=UNKNOWN, error_message=f"{TITLE} gave no service token"))
-        body = self.call(index, "POST", f"https://{VIDEO}/xrpc/app.bsky.video.uploadVideo",
+        if not isinstance(token, str) or not token:
+            raise UnusableAnswer(f"{what} without its token")
+        what = "the video's upload"
+        body = self.call(index, "POST", f"https://{VIDEO}/xrpc/app.bsky.video.uploadVideo", what,
                          params={"did": self.job.user_id, "name": f"{self.job.target_id}-{index}.mp4"},
                          data=media.file, headers={"Content-Type": "video/mp4"}, token=token, already_ok=True)
         # The Lexicon wraps the job in `jobStatus`; the service has answered it flat too.
         status = body.get("jobStatus") if isinstance(body.get("jobStatus"), dict) else body
-        if not status.get("jobId") and not isinstance(status.get("blob"), dict):
-            raise self.fail(index, Outcome(error_code=UNKNOWN, error_message=f"{TITLE} answered the video upload "
-                                                                              f"without a job"))
-        return status
+        if not isinstance(status.get("blob"), dict):
+            identifier(status, "jobId", what, JOB_ID)
+        return dict(status)
 
     def job_status(self, index: int, job_id: str) -> dict:
-        body = self.call(index, "GET", f"https://{VIDEO}/xrpc/app.bsky.video.getJobStatus", params={"jobId": job_id},
-                         token="")
-        status = body.get("jobStatus")
-        return status if isinstance(status, dict) else {}
+        what = "the video's job status"
+        body = self.call(index, "GET", f"https://{VIDEO}/xrpc/app.bsky.video.getJobStatus", what,
+                         params={"jobId": job_id}, token="")
+        # Its states are not checked: the Lexicon says an unknown one is still in progress.
+        return dict(member(body, "jobStatus", what))
 
     # -- the record
 
@@ -467,16 +486,35 @@ class _Posting(Steps):
             record["reply"] = {"root": done[0]["ref"], "parent": done[index - 1]["ref"]}
         part["sent"] = True
         self.saved()
+        what = "the post's record"
         try:
-            body = self.call(index, "POST", "/xrpc/com.atproto.repo.createRecord", json_body={
+            body = self.call(index, "POST", "/xrpc/com.atproto.repo.createRecord", what, json_body={
                 "repo": self.job.user_id, "collection": POST, "rkey": part["rkey"], "record": record}, creating=part)
+            self.settle(part, self.reference(body, part["rkey"], what))
         except _LostBlob:
             part.pop("embed", None)
             part.pop("sent", None)
             raise Stop(self.retry(f"{TITLE} no longer had an uploaded file; uploading it again")) from None
-        if not isinstance(body.get("uri"), str) or not isinstance(body.get("cid"), str):
-            raise Stop(self.retry(f"{TITLE} answered the post without its uri; reading it back"))
-        self.settle(part, {"uri": body["uri"], "cid": body["cid"]})
+        except UnusableAnswer as e:
+            self.read_back(index, part, e)
+
+    def read_back(self, index: int, part: dict, error: UnusableAnswer) -> None:
+        """The record's answer broke the contract, so it may be written: `getRecord` on its
+        key says, now, and it is never written again. There, the part is out; not there, or
+        unreadable, the target fails with the break."""
+        try:
+            found = self.find(index, part["rkey"])
+        except Stop:
+            raise error.after(may_be_out(TITLE)) from None
+        if found is None:
+            raise error.after("its record is not there, so nothing was published")
+        self.settle(part, found)
+
+    def reference(self, body: Mapping[str, Any], rkey: str, what: str) -> dict:
+        """{uri, cid} of the record written under `rkey`, as the PDS names it: the uri must be
+        the one written."""
+        uri = identifier(body, "uri", what, re.compile(re.escape(f"at://{self.job.user_id}/{POST}/{rkey}")))
+        return {"uri": uri, "cid": identifier(body, "cid", what, CID)}
 
     def settle(self, part: dict, ref: dict) -> None:
         part["ref"] = ref
@@ -491,9 +529,14 @@ class _Posting(Steps):
                                           params={"repo": self.job.user_id, "collection": POST, "rkey": rkey})
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
+        if response.status == 200:
+            what = "the post's record read back"
+            try:
+                body = document(response, what, self.job.access_token)
+                return self.reference({"uri": f"at://{self.job.user_id}/{POST}/{rkey}", **body}, rkey, what)
+            except UnusableAnswer as e:
+                raise e.after(may_be_out(TITLE)) from None
         body = response.json()
-        if response.status == 200 and isinstance(body, dict) and isinstance(body.get("cid"), str):
-            return {"uri": body.get("uri") or f"at://{self.job.user_id}/{POST}/{rkey}", "cid": body["cid"]}
         if response.status == 400 and isinstance(body, dict) and body.get("error") == "RecordNotFound":
             return None
         raise Stop(self.retry(f"{TITLE} could not say whether the post exists: {read_answer(response).raw}"))
@@ -512,11 +555,12 @@ class _Posting(Steps):
 
     # -- calls
 
-    def call(self, index: int, method: str, path: str, *, token: str | None = None, creating: dict | None = None,
-             already_ok: bool = False, **kwargs) -> Mapping[str, Any]:
+    def call(self, index: int, method: str, path: str, what: str, *, token: str | None = None,
+             creating: dict | None = None, already_ok: bool = False, **kwargs) -> Mapping[str, Any]:
         """One call (to the PDS when `path` is a path) with the account's token (or `token`;
-        "" for none); a clear failure ends the step (Stop). `creating`: the part whose record
-        this call writes, settled by reading back after an unknown outcome."""
+        "" for none) answering `what`'s JSON object; a clear failure ends the step (Stop).
+        `creating`: the part whose record this call writes, settled by reading back after an
+        unknown outcome."""
         url = path if path.startswith("https://") else f"{self.state['pds']}{path}"
         token = self.job.access_token if token is None else token
         headers = {**(kwargs.pop("headers", None) or {}), **(bearer(token) if token else {})}
@@ -524,9 +568,9 @@ class _Posting(Steps):
             response = self.step.http.request(method, url, headers=headers, **kwargs)
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
+        if response.status == 200:
+            return document(response, what, self.job.access_token, token)
         body = response.json()
-        if response.status == 200 and isinstance(body, dict):
-            return body
         if already_ok and response.status == 409 and isinstance(body, dict) and isinstance(body.get("blob"), dict):
             return body  # the video service has this video already: its answer names the blob
         answer = read_answer(response, self.job.access_token, token)

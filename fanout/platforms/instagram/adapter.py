@@ -22,10 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ...target_errors import UNKNOWN, UNSUPPORTED
+from ...target_errors import UNSUPPORTED
 from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step, failed
 from ..base import expiry
-from ..graph import Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
+from ..contract import UnusableAnswer, identifier, may_be_out
+from ..graph import GRAPH_ID, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
 from ..mapping import scrub
 from .errors import MAPPING
 from ..http import PlatformResponse
@@ -195,18 +196,24 @@ class _Instagram(Containers):
         again."""
         media = quote(self.state["thread"][0]["id"], safe="")
         if self.state.get("creating") == "comment":
-            mine = [c for c in self.get(f"{self.api}/{media}/comments", fields="id,text,username,timestamp",
-                                        limit="50").get("data") or ()
+            try:
+                listed = self.get(f"{self.api}/{media}/comments", "the post's comments",
+                                  fields="id,text,username,timestamp", limit="50").get("data")
+            except UnusableAnswer as e:
+                raise e.after(may_be_out(TITLE)) from None
+            mine = [c for c in (listed if isinstance(listed, list) else ())
                     if isinstance(c, dict) and c.get("text") == self.job.first_comment
                     and c.get("username") in (None, self.job.username)]
             if mine:
                 self.state["post"] = str(mine[0]["id"])
                 return self.part_out(None)
             del self.state["creating"]
-        body = self.send_creating("comment", f"{self.api}/{media}/comments", {"message": self.job.first_comment})
-        if not body.get("id"):
-            raise Stop(failed(UNKNOWN, f"{TITLE} answered the comment without an id"))
-        self.state["post"] = str(body["id"])
+        try:
+            body = self.send_creating("comment", f"{self.api}/{media}/comments", {"message": self.job.first_comment},
+                                      "the comment")
+            self.state["post"] = identifier(body, "id", "the comment", GRAPH_ID)
+        except UnusableAnswer as e:
+            raise e.after(may_be_out(TITLE)) from None
         return self.part_out(None)
 
     def container_status(self, body: Mapping[str, Any]) -> str | None:

@@ -18,7 +18,10 @@ A post is published in steps over saved state:
 Never twice: a mark is saved before the post is sent. Reading a member's posts back needs
 `r_member_social`, which LinkedIn gives few apps, so a step that finds the mark without the
 post's URN sends the same post again: if the first one arrived, LinkedIn refuses the copy
-as a duplicate naming the first (422 DUPLICATE_POST), and that URN is the post.
+as a duplicate naming the first (422 DUPLICATE_POST), and that URN is the post. An answer
+that breaks LinkedIn's contract (a 2xx that is not JSON, an upload URL off its hosts, a URN
+of the wrong shape, a media status it does not list: fanout/platforms/contract.py) fails
+the target at once; a post answered without its URN is out, and is never sent again.
 """
 from __future__ import annotations
 
@@ -27,13 +30,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
-from ...target_errors import AUTH, MEDIA, RATE, UNKNOWN
+from ...target_errors import MEDIA, RATE, UNKNOWN
 from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait, bearer,
     expiry, failed,
 )
+from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from ..polling import next_check
@@ -67,6 +71,12 @@ MEDIA_WINDOW = _dt.timedelta(minutes=30)
 # A member token may not be allowed to read its media back (403): posted after this.
 UNREADABLE_GRACE = {"image": _dt.timedelta(seconds=5), "video": _dt.timedelta(seconds=60)}
 _DUPLICATE_OF = re.compile(r"duplicate of (urn:li:[A-Za-z]+:[0-9A-Za-z_-]+)")
+MEDIA_STATUSES = ("WAITING_UPLOAD", "PROCESSING", "AVAILABLE", "PROCESSING_FAILED")
+
+
+def urn(kinds: str) -> re.Pattern:
+    """The shape of a URN of one of `kinds` (`share|ugcPost`), as LinkedIn names its entities."""
+    return re.compile(rf"urn:li:(?:{kinds}):[0-9A-Za-z_-]{{1,128}}")
 
 
 # --- answers ---------------------------------------------------------------------------------
@@ -265,48 +275,60 @@ class _Posting(Steps):
 
     def upload_image(self, item: dict, media) -> None:
         if not item.get("urn"):
-            value = self.initialize("images", {"owner": author(self.job)})
-            item["urn"], item["upload"] = value.get("image"), value.get("uploadUrl")
-            if not isinstance(item["urn"], str):
-                raise Stop(failed(UNKNOWN, f"{TITLE} answered the image upload's initialize without an image"))
+            what = "the image upload's initialize"
+            value = self.initialize("images", {"owner": author(self.job)}, what)
+            item["urn"] = identifier(value, "image", what, urn("image"))
+            item["upload"] = on_hosts(value.get("uploadUrl"), HOSTS, what, "an upload URL")
             self.saved()
         self.put(item["upload"], media.file.read(), media.info.mime)
 
     def upload_video(self, item: dict, media) -> None:
         if not item.get("urn"):
+            what = "the video upload's initialize"
             value = self.initialize("videos", {"owner": author(self.job), "fileSizeBytes": media.info.size,
-                                               "uploadCaptions": False, "uploadThumbnail": False})
-            instructions = [i for i in value.get("uploadInstructions") or [] if isinstance(i, dict)]
-            item["urn"], item["token"] = value.get("video"), value.get("uploadToken") or ""
-            item["parts"] = [[i.get("uploadUrl"), number(i.get("firstByte")), number(i.get("lastByte"))]
-                             for i in instructions]
-            if not isinstance(item["urn"], str) or not item["parts"]:
-                raise Stop(failed(UNKNOWN, f"{TITLE} answered the video upload's initialize without its parts"))
+                                               "uploadCaptions": False, "uploadThumbnail": False}, what)
+            item["urn"] = identifier(value, "video", what, urn("video"))
+            item["token"] = value.get("uploadToken") or ""
+            item["parts"] = self.parts(value.get("uploadInstructions"), media.info.size, what)
             self.saved()
         for url, first, last in item["parts"][len(item["etags"]):]:
             media.file.seek(first)
             response = self.put(url, media.file.read(last - first + 1), "application/octet-stream")
             etag = {k.lower(): v for k, v in response.headers.items()}.get("etag")
             if not etag:
-                raise Stop(failed(UNKNOWN, f"{TITLE} answered a part of the video without its ETag"))
+                raise UnusableAnswer("a part of the video without its ETag")
             item["etags"].append(etag)
             self.saved()
         self.call("POST", f"{REST}/videos", params={"action": "finalizeUpload"}, upload=True, json_body={
             "finalizeUploadRequest": {"video": item["urn"], "uploadToken": item["token"],
                                       "uploadedPartIds": item["etags"]}})
 
-    def initialize(self, what: str, request: dict) -> Mapping[str, Any]:
-        response = self.call("POST", f"{REST}/{what}", params={"action": "initializeUpload"}, upload=True,
+    def initialize(self, kind: str, request: dict, what: str) -> Mapping[str, Any]:
+        response = self.call("POST", f"{REST}/{kind}", params={"action": "initializeUpload"}, upload=True,
                              json_body={"initializeUploadRequest": request})
-        body = response.json()
-        value = body.get("value") if isinstance(body, dict) else None
-        return value if isinstance(value, dict) else {}
+        return member(document(response, what, self.job.access_token), "value", what)
+
+    @staticmethod
+    def parts(instructions: Any, size: int, what: str) -> list:
+        """[url, first byte, last byte] of each part LinkedIn asks for: on its hosts, in order,
+        covering the file from its first byte to its last."""
+        if not isinstance(instructions, list) or not instructions:
+            raise UnusableAnswer(f"{what} without its uploadInstructions")
+        parts, expected = [], 0
+        for instruction in instructions:
+            instruction = instruction if isinstance(instruction, Mapping) else {}
+            first, last = number(instruction.get("firstByte")), number(instruction.get("lastByte"))
+            if first != expected or last is None or last < first or last >= size:
+                raise UnusableAnswer(f"{what} with parts that do not cover the video's {size} bytes in order")
+            parts.append([on_hosts(instruction.get("uploadUrl"), HOSTS, what, "an upload URL"), first, last])
+            expected = last + 1
+        if expected != size:
+            raise UnusableAnswer(f"{what} with parts that do not cover the video's {size} bytes in order")
+        return parts
 
     def put(self, url: Any, data: bytes, content_type: str) -> PlatformResponse:
         """A PUT of bytes to an upload URL LinkedIn named, which must be one of its hosts."""
-        parts = urlsplit(url) if isinstance(url, str) else None
-        if parts is None or parts.scheme != "https" or parts.hostname not in HOSTS:
-            raise Stop(failed(UNKNOWN, f"{TITLE} named an upload URL off its own hosts"))
+        url = on_hosts(url, HOSTS, "the upload's initialize", "an upload URL")
         return self.call("PUT", url, upload=True, data=data, headers={"Content-Type": content_type})
 
     def until_ready(self, item: dict) -> _dt.datetime | None:
@@ -321,14 +343,15 @@ class _Posting(Steps):
             return None
         kind = "images" if item["kind"] != "video" else "videos"
         response = self.call("GET", f"{REST}/{kind}/{quote(item['urn'], safe='')}", readable=True)
-        body = response.json() if isinstance(response.json(), dict) else {}
         if response.status == 403:
             # This member's token may not read its media back: LinkedIn processes an image
             # in seconds; post after a grace.
             item["unreadable"] = True
             item["check_at"] = (since + UNREADABLE_GRACE[item["kind"]]).isoformat()
             return max(_dt.datetime.fromisoformat(item["check_at"]), self.now)
-        status = body.get("status")
+        what = f"the status of media[{self.index(item)}]"
+        body = document(response, what, self.job.access_token)
+        status = one_of(body.get("status"), MEDIA_STATUSES, what)
         if status == "AVAILABLE":
             item["ready"], item["check_at"] = True, None
             return None
@@ -378,10 +401,13 @@ class _Posting(Steps):
             response = self.call("POST", f"{REST}/posts", json_body=self.body(), duplicate=again)
         except _Duplicate as duplicate:
             return self.settle(duplicate.urn)
-        urn = {k.lower(): v for k, v in response.headers.items()}.get("x-restli-id")
-        if not urn:
-            return self.retry(f"{TITLE} answered the post without its URN; sending it again to be told which it is")
-        return self.settle(urn)
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        try:
+            post = identifier(headers, "x-restli-id", "the post", urn("share|ugcPost"))
+        except UnusableAnswer as e:
+            # Created (a 2xx): sent again it could be a second post if LinkedIn took it for new.
+            raise e.after(may_be_out(TITLE)) from None
+        return self.settle(post)
 
     def settle(self, urn: str) -> Done:
         self.state.pop("sending", None)

@@ -20,12 +20,16 @@ A post is published in steps over saved state:
 Never twice: a marker is saved before `init`, which is what starts a post. An init whose
 answer was lost is started again only for FILE_UPLOAD (a post whose bytes never came is
 never published); a pulled one cannot be looked up (TikTok lists no pending posts), so the
-target fails saying it may have been posted rather than risk posting it twice.
+target fails saying it may have been posted rather than risk posting it twice. An answer
+that breaks TikTok's contract (an upload URL off its hosts, a publish id of the wrong
+shape, a status it does not list: fanout/platforms/contract.py) fails the target at once,
+never starting another post, saying whether the one started may be published.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +40,7 @@ from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
+from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from .errors import MAPPING
@@ -77,6 +82,12 @@ OPTION_FIELDS = ("privacy_level", "disable_comment", "disable_duet", "disable_st
                  "brand_organic_toggle", "is_aigc", "auto_add_music")
 CREATOR_OFF = (("disable_comment", "comment_disabled", "comments"), ("disable_duet", "duet_disabled", "duets"),
                ("disable_stitch", "stitch_disabled", "stitches"))
+# What the reference promises: a publish id of at most 64 characters
+# (`v_pub_file~v2-1.123456789`), public post ids of digits (int64), and the statuses a
+# Direct Post goes through (SEND_TO_USER_INBOX ends an inbox upload, which is never made).
+PUBLISH_ID = re.compile(r"[A-Za-z0-9_.~-]{1,64}")
+POST_ID = re.compile(r"[0-9]{1,20}")
+STATUSES = ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "PUBLISH_COMPLETE", "FAILED")
 
 
 @dataclass(frozen=True)
@@ -264,6 +275,8 @@ class _Posting(Steps):
       said PUBLISH_COMPLETE without the public id yet.
     """
 
+    title = TITLE
+
     def __init__(self, step: Step, job: Job):
         super().__init__(step, job)
         self.settings = step.settings
@@ -367,13 +380,15 @@ class _Posting(Steps):
             size = media.info.size
             chunk_size, count = chunk_plan(size)
             self.state["size"] = size
-            body = self.init("file", "video/init/", {
+            data = self.init("file", "video/init/", {
                 "post_info": self.post_info(creator, title=True),
                 "source_info": {"source": "FILE_UPLOAD", "video_size": size, "chunk_size": chunk_size,
                                 "total_chunk_count": count}}, settle=False)
-            upload_url = (body.get("data") or {}).get("upload_url")
-            if not isinstance(upload_url, str) or not upload_url:
-                raise Stop(failed(UNKNOWN, f"{TITLE} started the upload without an upload URL"))
+            try:
+                # The chunks go where TikTok says, and nowhere else.
+                upload_url = on_hosts(data.get("upload_url"), HOSTS, "the video's init", "an upload URL")
+            except UnusableAnswer as e:
+                raise e.after(self.standing()) from None
             mime = VIDEO_TYPES.get(media.info.format, "video/mp4")
             for index in range(count):
                 first = index * chunk_size
@@ -421,8 +436,9 @@ class _Posting(Steps):
         if not self.step.per_minute(f"tiktok:creator_info:{self.token_key}", CREATOR_INFO_PER_MINUTE):
             raise Stop(failed(RATE, f"{TITLE} allows {CREATOR_INFO_PER_MINUTE} creator-info reads a minute per "
                                      "account, and they are used up"))
-        body = self.call("post/publish/creator_info/query/", {})
-        data = body.get("data") if isinstance(body.get("data"), dict) else {}
+        data = self.call("post/publish/creator_info/query/", {}, "the creator info")
+        if not isinstance(data.get("privacy_level_options"), list):
+            raise UnusableAnswer("the creator info without its privacy_level_options list")
         if data.get("creator_username"):
             self.state["username"] = str(data["creator_username"])
         return data
@@ -474,15 +490,24 @@ class _Posting(Steps):
         self.state.update(creating="init", mode=mode)
         self.state.pop("uploaded", None)
         self.saved()
-        body = self.call(f"post/publish/{path}", payload, creating=True)
-        publish_id = (body.get("data") or {}).get("publish_id")
-        if not publish_id:
-            raise Stop(failed(UNKNOWN, f"{TITLE} started the post without a publish id"))
+        what = "the photo post's init" if mode == "photo" else "the video's init"
+        try:
+            data = self.call(f"post/publish/{path}", payload, what, creating=True)
+            publish_id = identifier(data, "publish_id", what, PUBLISH_ID)
+        except UnusableAnswer as e:
+            raise e.after(self.standing()) from None
         del self.state["creating"]
-        self.state["publish_id"] = str(publish_id)
+        self.state["publish_id"] = publish_id
         self.state["since"] = self.step.now().isoformat()
         self.saved()
-        return self.read_status() if settle else body
+        return self.read_status() if settle else data
+
+    def standing(self) -> str:
+        """What a broken answer leaves on TikTok once a post may have been started: a pulled
+        post publishes on its own, an uploaded one once its last byte is in."""
+        if self.state.get("mode") == "file" and not self.state.get("uploaded"):
+            return f"no video was uploaded to the post {TITLE} started, so it never publishes"
+        return may_be_out(TITLE)
 
     # -- never twice
 
@@ -515,8 +540,20 @@ class _Posting(Steps):
         """The post's status as TikTok reads it; None when the per-minute reads are used up."""
         if not self.step.per_minute(f"tiktok:status:{self.token_key}", STATUS_PER_MINUTE):
             return None
-        body = self.call("post/publish/status/fetch/", {"publish_id": self.state["publish_id"]})
-        return body.get("data") if isinstance(body.get("data"), dict) else {}
+        try:
+            data = self.call("post/publish/status/fetch/", {"publish_id": self.state["publish_id"]},
+                             "the post's status")
+            one_of(data.get("status"), STATUSES, "the post's status")
+            ids = data.get("publicaly_available_post_id")
+            if data["status"] == "PUBLISH_COMPLETE" and ids is not None:
+                if not isinstance(ids, list):
+                    raise UnusableAnswer("the post's status with a publicaly_available_post_id that is not a list")
+                for public in ids:
+                    identifier({"publicaly_available_post_id": public}, "publicaly_available_post_id",
+                               "the post's status", POST_ID)
+        except UnusableAnswer as e:
+            raise e.after(self.standing()) from None
+        return data
 
     def read_status(self) -> Result:
         return self.settle_status(self.status())
@@ -530,7 +567,7 @@ class _Posting(Steps):
             answer = Answer(raw=scrub(f"status FAILED, fail_reason {reason or '(none)'}"), fail_reason=reason or None)
             return Done(outcome_of(answer)[1])
         if status == "PUBLISH_COMPLETE":
-            ids = [i for i in data.get("publicaly_available_post_id") or [] if i]
+            ids = [i for i in data.get("publicaly_available_post_id") or [] if i not in (None, "")]
             if ids:
                 return Done(Outcome(external_url=permalink(self.username, str(ids[0]),
                                                            photo=self.state.get("mode") == "photo")))
@@ -554,8 +591,10 @@ class _Posting(Steps):
 
     # -- calls
 
-    def call(self, path: str, payload: dict, *, creating: bool = False) -> Mapping[str, Any]:
-        """One Content Posting call (POST, JSON); a clear failure ends the step."""
+    def call(self, path: str, payload: dict, what: str, *, creating: bool = False) -> Mapping[str, Any]:
+        """One Content Posting call (POST, JSON) answering its `data`: a clear failure ends
+        the step, an answer out of the envelope the reference promises (`what`) breaks the
+        contract."""
         try:
             response = self.step.http.post(f"{API}/{path}", json_body=payload, headers={
                 **bearer(self.job.access_token), "Content-Type": "application/json; charset=UTF-8"})
@@ -563,9 +602,12 @@ class _Posting(Steps):
             if creating and not e.sent:
                 self.state.pop("creating", None)  # it never left: nothing to reconcile
             raise Stop(self.retry(e.message)) from None
-        body = response.json()
-        if _ok(body):
-            return body
+        if 200 <= response.status < 300:
+            # Success or not, a 2xx answers the envelope; only error.code "ok" is success.
+            body = document(response, what, self.job.access_token)
+            error = member(body, "error", what)
+            if error.get("code") == "ok":
+                return member(body, "data", what)
         answer = read_answer(response, self.job.access_token)
         rule, outcome = outcome_of(answer)
         if creating:

@@ -20,7 +20,10 @@ Never twice: the post is the one call that must not be repeated blindly, for eac
 the comment. A marker is saved before it; a step that finds the marker without the post's
 id reads the account's recent posts for the same text (and parent) first, and sends again only when it is not there (X itself then
 refuses a duplicate, which is taken as the sign that the first one went out). Uploads may
-be repeated: media nobody posts expires.
+be repeated: media nobody posts expires. An answer that breaks X's contract (a 2xx that is
+not JSON, an id that is not digits, a processing state X does not list:
+fanout/platforms/contract.py) fails the target at once; the post's own answer is first
+read back in the same step, among the recent posts, and the post is never sent again.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ from ..base import (
     App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
+from ..contract import UnusableAnswer, document, identifier, may_be_out, member, one_of
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
 from .errors import MAPPING
@@ -82,6 +86,9 @@ RECENT_PAGE, RECENT_PAGES = 100, 5
 OPTIONS = ("reply_settings", "quote_tweet_id")
 # Scopes without which an account cannot publish: connecting it fails at once.
 NEEDED = ("tweet.write", "users.read", "media.write")
+# Post and media ids are strings of digits; media X processes is in one of these states.
+X_ID = re.compile(r"[0-9]{1,20}")
+PROCESSING_STATES = ("pending", "in_progress", "failed", "succeeded")
 
 
 @dataclass(frozen=True)
@@ -355,37 +362,39 @@ class _Posting(ThreadSteps):
         with media:
             info = media.info
             if info.kind == "image" and not info.animated:
-                body = self.call("POST", f"{API}/media/upload", upload=True,
+                what = "the media upload"
+                body = self.call("POST", f"{API}/media/upload", what, upload=True,
                                  files={"media": ("media", media.file, info.mime)},
                                  data={"media_category": "tweet_image", "media_type": info.mime})
             else:
+                what = "the upload's finalize"
                 body = self.chunked(media.file, info, "tweet_gif" if info.kind == "image" else "tweet_video")
-        data = body.get("data") if isinstance(body.get("data"), dict) else {}
-        if not data.get("id"):
-            raise Stop(failed(UNKNOWN, f"{TITLE} answered an upload without a media id"))
+        data = member(body, "data", what)
+        media_id = identifier(data, "id", what, X_ID)
         expires = number(data.get("expires_after_secs")) or 86400
-        saved = {"id": str(data["id"]), "expires_at": (self.now + _dt.timedelta(seconds=expires)).isoformat(),
+        saved = {"id": media_id, "expires_at": (self.now + _dt.timedelta(seconds=expires)).isoformat(),
                  "ready": not data.get("processing_info")}
         if not saved["ready"]:
             saved["since"] = self.step.now().isoformat()
-            saved["check_at"] = self.check_at(saved, data["processing_info"]).isoformat()
+            saved["check_at"] = self.check_at(saved, member(data, "processing_info", what)).isoformat()
         return saved
 
     def chunked(self, file, info, category: str) -> Mapping[str, Any]:
-        body = self.call("POST", f"{API}/media/upload/initialize", upload=True, json_body={
+        what = "the upload's initialize"
+        body = self.call("POST", f"{API}/media/upload/initialize", what, upload=True, json_body={
             "media_type": info.mime, "total_bytes": info.size, "media_category": category})
-        media_id = str((body.get("data") or {}).get("id") or "")
-        if not media_id:
-            raise Stop(failed(UNKNOWN, f"{TITLE} answered the upload's initialize without a media id"))
+        media_id = identifier(member(body, "data", what), "id", what, X_ID)
         segment = 0
         while chunk := file.read(CHUNK):
             if segment and segment % SAVE_EVERY == 0:
                 self.saved()
-            self.call("POST", f"{API}/media/upload/{quote(media_id, safe='')}/append", upload=True,
+            # Its answer is not read (X's older API answered an append with no body at all).
+            self.call("POST", f"{API}/media/upload/{quote(media_id, safe='')}/append", None, upload=True,
                       files={"media": ("chunk", chunk, "application/octet-stream")},
                       data={"segment_index": str(segment)})
             segment += 1
-        return self.call("POST", f"{API}/media/upload/{quote(media_id, safe='')}/finalize", upload=True)
+        return self.call("POST", f"{API}/media/upload/{quote(media_id, safe='')}/finalize", "the upload's finalize",
+                         upload=True)
 
     def until_ready(self, item: dict) -> _dt.datetime | None:
         """None once X processed the item; when to read its status again otherwise."""
@@ -395,9 +404,11 @@ class _Posting(ThreadSteps):
             raise Stop(failed(EXPIRED, f"{TITLE} let media {item['id']} expire before it was processed"))
         if item.get("check_at") and _dt.datetime.fromisoformat(item["check_at"]) > self.now:
             return _dt.datetime.fromisoformat(item["check_at"])
-        body = self.call("GET", f"{API}/media/upload", params={"command": "STATUS", "media_id": item["id"]})
-        info = (body.get("data") or {}).get("processing_info") or {}
-        state = info.get("state")
+        what = "the media's status"
+        body = self.call("GET", f"{API}/media/upload", what, params={"command": "STATUS", "media_id": item["id"]})
+        data = member(body, "data", what)
+        info = member(data, "processing_info", what) if data.get("processing_info") is not None else {}
+        state = one_of(info.get("state"), PROCESSING_STATES, what, "processing_info.state") if info else None
         if state in (None, "succeeded"):
             item["ready"], item["check_at"] = True, None
             return None
@@ -429,13 +440,26 @@ class _Posting(ThreadSteps):
         self.state["creating"], self.state["tweet_at"] = "tweet", self.now.isoformat()
         self.saved()
         try:
-            body = self.call("POST", f"{API}/tweets", json_body=payload, duplicate_is_sent=True)
+            body = self.call("POST", f"{API}/tweets", "the post", json_body=payload, duplicate_is_sent=True)
+            post_id = identifier(member(body, "data", "the post"), "id", "the post", X_ID)
         except _Duplicate:
             return self.look_again(f"{TITLE} says the post already exists, but it is not among the recent ones yet")
-        post_id = (body.get("data") or {}).get("id")
-        if not post_id:
-            return self.look_again(f"{TITLE} answered the post without its id")
-        return self.settle(str(post_id))
+        except UnusableAnswer as e:
+            return self.read_back(e)
+        return self.settle(post_id)
+
+    def read_back(self, error: UnusableAnswer) -> Result | None:
+        """X answered the post with what its contract does not promise, so the post may be
+        out: it is looked for now among the recent posts, never sent again. Found, the part is
+        out; not found (or the list unreadable), the target fails saying it may be out."""
+        since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
+        try:
+            found = self.posted(self.recent_posts(since), since)
+        except (Stop, UnusableAnswer):
+            found = None
+        if found is None:
+            raise error.after(may_be_out(TITLE))
+        return self.settle(found)
 
     def settle(self, post_id: str) -> None:
         """The current post is out: its id joins the thread (or is the comment's), saved."""
@@ -453,6 +477,8 @@ class _Posting(ThreadSteps):
         since = _dt.datetime.fromisoformat(self.state["tweet_at"]) - CLOCK_SKEW
         try:
             recent = self.recent_posts(since)
+        except UnusableAnswer as e:
+            raise e.after(may_be_out(TITLE)) from None  # without the list, sending again could post twice
         except Stop as stop:
             failure = stop.result.outcome.error_code if isinstance(stop.result, Done) else None
             if failure is None or failure == AUTH:
@@ -460,6 +486,21 @@ class _Posting(ThreadSteps):
             # X would not list the posts: go on as if it is not there. A text post sent
             # again is refused as a duplicate if the first went out.
             recent = []
+        try:
+            found = self.posted(recent, since)
+        except UnusableAnswer as e:
+            raise e.after(may_be_out(TITLE)) from None
+        if found is not None:
+            return self.settle(found)
+        # Not there: the post never arrived. Sending it again is safe; if it did arrive after
+        # all, X refuses the duplicate and that refusal says so.
+        self.state["resent"] = True
+        self.check_limits()
+        return self.post()
+
+    def posted(self, recent: list[Mapping[str, Any]], since: _dt.datetime) -> str | None:
+        """The id of the post being made among `recent` ones (its text, its parent, not older
+        than `since`), or None."""
         for post in recent:
             if not same_text(self.part.caption, str(post.get("text") or ""), reply=bool(self.reply_to)):
                 continue
@@ -469,12 +510,8 @@ class _Posting(ThreadSteps):
                 continue
             created = _platform_time(post.get("created_at"))
             if created is None or created >= since:
-                return self.settle(str(post["id"]))
-        # Not there: the post never arrived. Sending it again is safe; if it did arrive after
-        # all, X refuses the duplicate and that refusal says so.
-        self.state["resent"] = True
-        self.check_limits()
-        return self.post()
+                return identifier(post, "id", "the account's posts", X_ID)
+        return None
 
     def recent_posts(self, since: _dt.datetime) -> list[Mapping[str, Any]]:
         """The account's posts, newest first, page after page back to `since`: the lost post
@@ -485,7 +522,8 @@ class _Posting(ThreadSteps):
             params = {"max_results": str(RECENT_PAGE), "tweet.fields": "created_at,referenced_tweets"}
             if token:
                 params["pagination_token"] = token
-            body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets", params=params)
+            body = self.call("GET", f"{API}/users/{quote(self.job.user_id, safe='')}/tweets", "the account's posts",
+                             params=params)
             page = [post for post in body.get("data") or [] if isinstance(post, dict)]
             posts += page
             meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
@@ -515,17 +553,21 @@ class _Posting(ThreadSteps):
 
     # -- calls
 
-    def call(self, method: str, url: str, *, upload: bool = False, duplicate_is_sent: bool = False,
+    def call(self, method: str, url: str, what: str | None, *, upload: bool = False, duplicate_is_sent: bool = False,
              **kwargs) -> Mapping[str, Any]:
-        """One API call with the account's token; a clear failure ends the step (Stop)."""
+        """One API call with the account's token answering `what`'s JSON ({} for a call whose
+        answer is not read: `what` None); a clear failure ends the step (Stop)."""
         try:
             response = self.step.http.request(method, url, headers=bearer(self.job.access_token), **kwargs)
         except PlatformUnreachable as e:
             raise Stop(self.retry(e.message)) from None
-        body = response.json()
-        # A 2xx may carry `errors` beside `data` (partial errors): the data is the answer.
-        if 200 <= response.status < 300 and isinstance(body, dict) and ("data" in body or "errors" not in body):
-            return body
+        if 200 <= response.status < 300 and what is None:
+            return {}
+        if 200 <= response.status < 300:
+            body = document(response, what, self.job.access_token)
+            # A 2xx may carry `errors` beside `data` (partial errors): the data is the answer.
+            if "data" in body or "errors" not in body:
+                return body
         answer = read_answer(response, self.job.access_token)
         rule, outcome = outcome_of(answer)
         if duplicate_is_sent and self.state.get("resent") and "duplicate content" in answer.text:

@@ -66,13 +66,14 @@ class TikTokEmulator(TikTokOAuth, TikTokPosting, EmulatorServer):
             issue_token=self.issue_token, revoke_tokens=self.revoke_tokens, fail_tiktok=self.fail_tiktok,
             set_verified=self.set_verified, set_daily_cap=self.set_daily_cap, set_unaudited=self.set_unaudited,
             set_token_lifetimes=self.set_token_lifetimes, force_next_publish=self.force_next_publish,
-            set_processing_time=self.set_processing_time,
+            set_processing_time=self.set_processing_time, set_upload_base=self.set_upload_base,
         )
         self.views.update(posts=lambda: self.posts, uploads=lambda: self.uploads, users=lambda: self.users)
 
     def _reset_state(self) -> None:
         """The state as constructed: no tokens or posts, and the settings the controls change
-        (processing times, cap, verified hosts, audit, token lifetimes) back to the constructor's,
+        (processing times, cap, verified hosts, audit, token lifetimes, the upload URL's base)
+        back to the constructor's,
         so that tests sharing one server do not inherit each other's."""
         processing, moderation, cap, domains, prefixes, unaudited, access, refresh = self._configured
         self.set_processing_time(processing, moderation)
@@ -80,6 +81,7 @@ class TikTokEmulator(TikTokOAuth, TikTokPosting, EmulatorServer):
         self.set_verified(domains, prefixes)
         self.set_unaudited(unaudited)
         self.set_token_lifetimes(access, refresh)
+        self.set_upload_base()
         self._tokens: dict = {}
         self._codes: dict = {}
         self._ids = itertools.count(7_440_000_000_000_000_001)  # publishes, uploads, post ids

@@ -37,6 +37,7 @@ VIDEO_MAX = 4096 * MB  # [U] "4 GB", read as GiB: how much of a pulled video is 
 PHOTO_MAX = 20 * MB  # [U] "20 MB", read as MiB
 MAX_PHOTOS = 35
 UPLOAD_URL_TTL = dt.timedelta(hours=1)
+UPLOAD_BASE = "https://open-upload.tiktokapis.com"  # where every upload_url points
 MINUTE, DAY = dt.timedelta(minutes=1), dt.timedelta(hours=24)
 # Calls per access token in a sliding minute, by endpoint.
 LIMITS = {"creator_info": 20, "video_init": 6, "content_init": 6, "status": 30}
@@ -59,7 +60,7 @@ class TikTokPosting:
     """Posting handlers and controls of the TikTok emulator, which holds the state they use:
     `clock`, `lock`, `_users`, `_ids`, `_publishes`, `_uploads`, `_hits`, `_forced`,
     `processing_seconds`, `moderation_seconds`, `daily_cap`, `unaudited`,
-    `verified_domains`, `verified_prefixes`; and `_auth` (the token and its scopes)."""
+    `verified_domains`, `verified_prefixes`, `upload_base`; and `_auth` (the token and its scopes)."""
 
     # --- controls -----------------------------------------------------------------------------
 
@@ -87,6 +88,12 @@ class TikTokPosting:
     def set_daily_cap(self, n: int) -> None:
         """Posts a creator may make in 24 hours, from now."""
         self.daily_cap = int(n)
+
+    def set_upload_base(self, base: str = UPLOAD_BASE) -> None:
+        """Where the `upload_url` of FILE_UPLOAD inits made from now points: TikTok's upload
+        host (the reference's), or, to play a TikTok that breaks its own contract, any other
+        scheme and host (`http://127.0.0.1:9`); the PUT is served here whatever it names."""
+        self.upload_base = base.rstrip("/")
 
     def set_unaudited(self, unaudited: bool = True) -> None:
         """An unaudited app may only post SELF_ONLY."""
@@ -143,7 +150,7 @@ class TikTokPosting:
                 publish.upload = Upload(str(next(self._ids)), secrets.token_urlsafe(24), publish_id, token.open_id,
                                         *sizes, expires_at=now + UPLOAD_URL_TTL)
                 self._uploads[publish.upload.upload_id] = publish.upload
-                data = {"publish_id": publish_id, "upload_url": "https://open-upload.tiktokapis.com/video/?upload_id="
+                data = {"publish_id": publish_id, "upload_url": f"{self.upload_base}/video/?upload_id="
                         f"{publish.upload.upload_id}&upload_token={publish.upload.upload_token}"}
         if source == PULL_FROM_URL:
             self._pull(publish, [video_url])

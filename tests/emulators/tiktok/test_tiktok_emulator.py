@@ -385,6 +385,14 @@ def test_a_file_upload_init_answers_a_publish_id_and_an_upload_url_on_the_upload
         answer["publish_id"], "PROCESSING_UPLOAD", "a #cat video", "FILE_UPLOAD", "video")
 
 
+def test_an_upload_base_set_off_tiktoks_hosts_is_what_the_next_inits_upload_url_names_until_reset(tiktok, api):
+    tiktok.set_upload_base("http://127.0.0.1:9/")
+    answer = data_of(init(api, file_source(1000)))
+    assert answer["upload_url"].startswith("http://127.0.0.1:9/video/?upload_id=")
+    tiktok.reset()
+    assert tiktok.upload_base == "https://open-upload.tiktokapis.com"
+
+
 def test_video_init_takes_6_calls_in_a_sliding_minute_per_token(tiktok, api):
     for call in range(6):
         tiktok.advance(10 if call else 0)

@@ -180,6 +180,24 @@ def test_one_post_to_all_four_platforms_publishes_everywhere(browser, live, head
     assert {t["platform"] for t in post["targets"] if t["external_url"]} == {"tiktok", "threads", "x", "instagram"}
 
 
+# --- an answer that breaks TikTok's contract ---------------------------------------------------
+
+@pytest.mark.parametrize("base, shown", [("http://127.0.0.1:9", "http://127.0.0.1:9"),
+                                         ("https://127.0.0.2:9", "https://127.0.0.2:9")],
+                         ids=["http-on-loopback", "https-on-another-host"])
+def test_an_upload_url_off_tiktoks_hosts_fails_the_target_at_once_after_one_init_with_the_reason(
+        live, headers, account, tt, media, rt, clock, base, shown):
+    tt.set_upload_base(base)
+    post = upload(live, headers, "uploaded", [clip(media)])
+    run_queue(rt, clock)
+    failed = only_target(live, headers, post["id"])
+    assert (failed["status"], failed["error_code"]) == ("failed", "unknown_platform_error"), failed
+    assert "upload URL" in failed["error_message"] and shown in failed["error_message"], failed
+    assert "upload_token" not in failed["error_message"]
+    run_for(rt, clock, tt, 300, every=60)  # five minutes, in which nothing starts it again
+    assert len(tt.calls_to("POST", VIDEO_INIT)) == 1 and len(posts(tt)) == 1
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("after", [False, True], ids=["before-the-call", "after-the-answer"])

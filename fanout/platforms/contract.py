@@ -78,7 +78,7 @@ def member(body: Any, key: str, what: str) -> Mapping[str, Any]:
     value = body.get(key) if isinstance(body, Mapping) else None
     if not isinstance(value, Mapping):
         raise UnusableAnswer(f"{what} without its {key} object" if value is None
-                             else f"{what} with a {key} that is not an object")
+                             else f"{what} with its {key} not an object")
     return value
 
 
@@ -91,7 +91,7 @@ def identifier(body: Any, key: str, what: str, shape: re.Pattern) -> str:
     if value is None or value == "":
         raise UnusableAnswer(f"{what} without its {key}")
     if not isinstance(value, str) or not shape.fullmatch(value):
-        raise UnusableAnswer(f"{what} with a {key} of the wrong shape ({shown(value)})")
+        raise UnusableAnswer(f"{what} with its {key} of the wrong shape ({shown(value)})")
     return value
 
 

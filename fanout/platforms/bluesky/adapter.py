@@ -504,7 +504,7 @@ class _Posting(Steps):
         unreadable, the target fails with the break."""
         try:
             found = self.find(index, part["rkey"])
-        except Stop:
+        except (Stop, UnusableAnswer):
             raise error.after(may_be_out(TITLE)) from None
         if found is None:
             raise error.after("its record is not there, so nothing was published")

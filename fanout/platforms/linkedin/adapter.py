@@ -229,6 +229,8 @@ class _Posting(Steps):
     - `sending`: the post may be out (its answer not had); `post`: its URN.
     """
 
+    title = TITLE
+
     def next(self) -> Result:
         if self.state.get("post"):
             return Done(Outcome(external_url=permalink(self.state["post"])))

@@ -277,6 +277,7 @@ class _Posting(ThreadSteps):
     """
 
     PART_KEYS = ("media", "creating", "tweet_at", "resent", "lookups", "post")
+    title = TITLE
 
     def __init__(self, step: Step, job: Job):
         super().__init__(step, job)

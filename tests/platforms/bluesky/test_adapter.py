@@ -359,6 +359,37 @@ def test_an_uploaded_image_the_pds_swept_meanwhile_is_uploaded_again(step, job, 
     assert len(emulator.calls_to(*UPLOAD_BLOB)) == 2 and len(posts(emulator)) == 1
 
 
+# --- answers that break the contract (fanout/platforms/contract.py) ----------------------------
+
+def test_a_record_answered_with_a_body_that_is_not_json_is_read_back_at_once_and_never_written_again(
+        step, job, emulator):
+    emulator.garble(*CREATE, 200, "<html>ok</html>")  # the PDS wrote it
+    done = bluesky.publish(step(), job("maybe written"))
+    [post] = posts(emulator)
+    assert done.outcome.external_url == bluesky.permalink(DID, rkey_of(post))
+    assert len(emulator.calls_to(*CREATE)) == 1 and emulator.calls_to("GET", "getRecord")
+
+
+def test_a_record_answered_without_its_uri_that_was_not_written_fails_at_once_saying_nothing_is_out(
+        step, job, emulator):
+    emulator.fail(*CREATE, 200, {"commit": {}})  # answered, not written
+    done = bluesky.publish(step(), job("not written"))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.error_message.startswith("Bluesky answered the post's record without its uri; ")
+    assert done.outcome.error_message.endswith("its record is not there, so nothing was published")
+    assert len(emulator.calls_to(*CREATE)) == 1 and posts(emulator) == []
+
+
+def test_a_record_whose_answer_and_read_back_both_break_fails_at_once_saying_it_may_be_out(step, job, emulator):
+    emulator.garble(*CREATE, 200, {"uri": f"at://{DID}/{bluesky.POST}/other", "cid": "bafyreiexample"})
+    emulator.garble("GET", "getRecord", 200, "<html>ok</html>")
+    done = bluesky.publish(step(), job("written, perhaps"))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.error_message.startswith("Bluesky answered the post's record with its uri of the wrong shape")
+    assert "Bluesky may have published it all the same" in done.outcome.error_message
+    assert len(emulator.calls_to(*CREATE)) == 1 and len(posts(emulator)) == 1
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 def test_a_post_whose_answer_is_lost_is_read_back_under_its_key_not_written_again(step, job, clocks, emulator):

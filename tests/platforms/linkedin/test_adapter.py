@@ -300,6 +300,34 @@ def test_the_unknown_error_carries_the_raw_answer_without_the_token(step, job, e
     assert done.outcome.error_code == "unknown_platform_error" and token not in done.outcome.error_message
 
 
+# --- answers that break LinkedIn's contract (fanout/platforms/contract.py) ---------------------
+
+def test_a_post_answered_without_its_urn_fails_at_once_saying_it_may_be_out_and_is_never_sent_again(
+        step, job, clocks, emulator):
+    emulator.garble(*POSTS, 201, "")  # posted; no x-restli-id
+    done, results, _ = publish_to_the_end(step, job("posted, unnamed"), clocks)
+    assert results == [done] and done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.error_message.startswith("LinkedIn answered the post without its x-restli-id; ")
+    assert "LinkedIn may have published it all the same" in done.outcome.error_message
+    assert len(emulator.calls_to(*POSTS)) == 1 and len(posts(emulator)) == 1
+
+
+def test_an_image_upload_url_off_linkedins_hosts_fails_at_once_sending_no_bytes(step, job, emulator, media):
+    emulator.garble(*IMAGES, 200, {"value": {"image": "urn:li:image:C4E10AQabc",
+                                             "uploadUrl": "https://127.0.0.2:9/dms-uploads/1"}})
+    done = linkedin.publish(step(), job("a photo", image(media)))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert "an upload URL at https://127.0.0.2:9, not https on one of its hosts" in done.outcome.error_message
+    assert not emulator.calls_to(*UPLOADS) and not emulator.calls_to(*POSTS)
+
+
+def test_a_media_status_linkedin_does_not_list_fails_at_once(step, job, emulator, media):
+    emulator.garble("GET", r"/rest/images/", 200, {"status": "THINKING"}, times=None)
+    done = linkedin.publish(step(), job("a photo", image(media)))
+    assert done.outcome.error_code == "unknown_platform_error" and not emulator.calls_to(*POSTS)
+    assert "the status of media[0] with status 'THINKING', not one of WAITING_UPLOAD" in done.outcome.error_message
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 def test_a_post_whose_answer_is_lost_is_settled_by_linkedins_duplicate_answer(step, job, clocks, emulator):

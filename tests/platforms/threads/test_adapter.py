@@ -364,6 +364,35 @@ def test_a_permalink_that_cannot_be_read_does_not_fail_a_published_target(step, 
     assert len(posts(emulator)) == 1 and len(emulator.calls_to("POST", r"/threads_publish$")) == 1
 
 
+# --- answers that break the Graph contract (fanout/platforms/contract.py) ----------------------
+
+def test_a_publish_answered_with_a_body_that_is_not_json_is_read_back_at_once_and_never_sent_again(
+        step, job, clocks, emulator):
+    emulator.garble(*PUBLISH, 200, "<html>ok</html>")  # Threads published it
+    done, results, _ = publish_to_the_end(step, job("maybe published"), clocks)
+    [post] = posts(emulator)
+    assert done.outcome.external_url == post.permalink and not any(isinstance(r, Retry) for r in results)
+    assert len(emulator.calls_to(*PUBLISH)) == 1
+
+
+def test_a_publish_answered_without_an_id_that_did_not_publish_fails_at_once_saying_nothing_is_out(
+        step, job, clocks, emulator):
+    emulator.fail(*PUBLISH, 200, {"success": True})  # answered, not published
+    done, results, _ = publish_to_the_end(step, job("not published"), clocks)
+    assert done.outcome.error_code == "unknown_platform_error" and not any(isinstance(r, Retry) for r in results)
+    assert done.outcome.error_message.startswith("Threads answered the publish without its id; ")
+    assert done.outcome.error_message.endswith("its container is FINISHED, so nothing was published")
+    assert len(emulator.calls_to(*PUBLISH)) == 1 and posts(emulator) == []
+
+
+def test_a_container_status_meta_does_not_list_fails_at_once_before_any_publish(step, job, clocks, emulator, media):
+    emulator.garble("GET", r"^/v1\.0/[0-9]+$", 200, {"id": "1", "status": "QUEUED"}, times=None)
+    done, results, _ = publish_to_the_end(step, job("a clip", video(media)), clocks)
+    assert done.outcome.error_code == "unknown_platform_error" and len(results) == 1
+    assert "the container's status with status 'QUEUED', not one of IN_PROGRESS" in done.outcome.error_message
+    assert emulator.calls_to(*PUBLISH) == []
+
+
 # --- the daily cap ---------------------------------------------------------------------------
 
 def test_an_account_at_250_posts_in_24_hours_fails_without_a_call(step, job, emulator):

@@ -407,6 +407,40 @@ def test_a_lost_answer_to_a_pull_is_never_started_again(step, job, clocks, emula
     assert len(emulator.calls_to("POST", VIDEO_INIT)) == 1
 
 
+# --- answers that break TikTok's contract (fanout/platforms/contract.py) -----------------------
+
+def envelope_ok(data: dict) -> dict:
+    return {"data": data, "error": {"code": "ok", "message": "", "log_id": "202611221000000000"}}
+
+
+def test_an_upload_url_off_tiktoks_hosts_fails_at_once_after_one_init_sending_no_chunk(step, job, emulator, media):
+    emulator.set_upload_base("http://127.0.0.1:9")
+    done = tiktok.publish(step(), job("a clip", video(media)))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert "an upload URL at http://127.0.0.1:9, not https on one of its hosts" in done.outcome.error_message
+    assert "so it never publishes" in done.outcome.error_message
+    assert len(emulator.calls_to("POST", VIDEO_INIT)) == 1 and not emulator.calls_to("PUT", r"/video/$")
+
+
+def test_a_pull_answered_with_a_publish_id_of_the_wrong_shape_fails_at_once_saying_it_may_be_out(
+        step, job, emulator, media, settings):
+    pull = with_settings(step, settings, upload_method="pull")
+    emulator.garble("POST", VIDEO_INIT, 200, envelope_ok({"publish_id": {"id": 7}}))  # TikTok started it
+    done = tiktok.publish(pull(), job("pulled", video(media)))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert "the video's init with its publish_id of the wrong shape" in done.outcome.error_message
+    assert "TikTok may have published it all the same" in done.outcome.error_message
+    assert len(emulator.calls_to("POST", VIDEO_INIT)) == 1 and len(posts(emulator)) == 1
+
+
+def test_a_status_tiktok_does_not_list_fails_at_once_saying_the_post_may_be_out(step, job, emulator, media):
+    emulator.garble("POST", STATUS, 200, envelope_ok({"status": "MAYBE_LATER", "publicaly_available_post_id": []}))
+    done = tiktok.publish(step(), job("a clip", video(media)))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert "the post's status with status 'MAYBE_LATER', not one of" in done.outcome.error_message
+    assert "TikTok may have published it all the same" in done.outcome.error_message
+
+
 # --- OAuth and tokens ------------------------------------------------------------------------
 
 def test_the_exchange_ends_with_both_tokens_and_the_username(http, app, clocks, emulator):

@@ -385,6 +385,39 @@ def test_a_state_saved_before_threads_existed_still_ends_published(step, job, cl
     assert done.outcome.external_url.endswith(post.id) and len(posts(emulator)) == 1
 
 
+# --- answers that break X's contract (fanout/platforms/contract.py) ----------------------------
+
+LIST = ("GET", r"/2/users/[0-9]+/tweets$")
+
+
+def test_a_post_answered_with_a_body_that_is_not_json_is_found_at_once_and_never_sent_again(
+        step, job, clocks, emulator):
+    emulator.garble(*TWEETS, 201, "<html>Created</html>")  # X posted it
+    done, results, _ = publish_to_the_end(step, job("maybe posted"), clocks)
+    [post] = posts(emulator)
+    assert results == [done] and done.outcome.external_url == f"https://x.com/{USERNAME}/status/{post.id}"
+    assert len(emulator.calls_to(*TWEETS)) == 1
+
+
+def test_a_post_answered_without_its_id_and_not_listed_fails_at_once_saying_it_may_be_out(
+        step, job, clocks, emulator):
+    emulator.garble(*TWEETS, 201, {"data": {"text": "maybe posted"}})
+    emulator.garble(*LIST, 200, {"meta": {"result_count": 0}})  # not listed yet
+    done, results, _ = publish_to_the_end(step, job("maybe posted"), clocks)
+    assert results == [done] and done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.error_message.startswith("X answered the post without its id; ")
+    assert "X may have published it all the same" in done.outcome.error_message
+    assert len(emulator.calls_to(*TWEETS)) == 1 and len(posts(emulator)) == 1
+
+
+def test_a_processing_state_x_does_not_list_fails_at_once(step, job, clocks, emulator, media):
+    emulator.garble("GET", r"/2/media/upload$", 200, {"data": {"id": "1", "processing_info": {"state": "paused"}}})
+    done, results, _ = publish_to_the_end(step, job("a clip", video(media)), clocks)
+    assert done.outcome.error_code == "unknown_platform_error" and not emulator.calls_to(*TWEETS)
+    assert "processing_info.state 'paused', not one of pending, in_progress, failed, succeeded" in \
+        done.outcome.error_message
+
+
 # --- never twice -----------------------------------------------------------------------------
 
 def test_a_post_whose_answer_is_lost_is_found_among_the_recent_posts_not_sent_again(step, job, clocks, emulator):

@@ -1,8 +1,10 @@
-"""What the engine does when a step raises what it does not expect (an adapter's bug, an
-answer no rule foresaw, such as a malformed URL a platform handed back): a retry bounded
-like any transient failure, then the target `failed` with `unknown_platform_error`, its
-post's status and webhook as for any failure; the traceback logged once, with the target
-id (fanout/tasks/publishing.py). Live, through HTTP only, on the emulators of the first four platforms.
+"""What the engine does when a step raises what it does not expect (a bug in this server,
+played by a platform client that raises): a retry bounded like any transient failure, then
+the target `failed` with `unknown_platform_error`, its post's status and webhook as for any
+failure; the traceback logged once, with the target id (fanout/tasks/publishing.py). An
+answer that breaks the platform's contract is not this: it fails at once
+(tests/test_broken_answers.py). Live, through HTTP only, on the emulators of the first four
+platforms.
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ class Crashing:
             if self.raised or not url.endswith(self.after):
                 return answer
         self.raised += 1
-        raise ValueError("Invalid IPv6 URL")  # what urlsplit says of "https://[upload"
+        raise ValueError("Invalid IPv6 URL")  # a bug's words, which may hold anything
 
     def get(self, url, **kwargs):
         return self.request("GET", url, **kwargs)

@@ -144,7 +144,8 @@ def resolve_handle(http, handle: str) -> str | None:
 
 def pds_of(http, did: str) -> str:
     """The PDS (`https://host`) the DID's document names. AccountNotEligible for a DID this
-    adapter cannot use; AuthFailed when the directory does not know it."""
+    adapter cannot use; AuthFailed when the directory does not know it; UnusableAnswer when
+    its answer is not the JSON document it promises."""
     if not DID_PLC.fullmatch(did):
         raise AccountNotEligible(f"{did} is not a did:plc; other DID methods are not supported")
     response = http.get(f"https://{PLC}/{did}")
@@ -152,8 +153,8 @@ def pds_of(http, did: str) -> str:
         raise AuthFailed(f"plc.directory does not know {did}")
     if response.status != 200:
         raise PlatformUnreachable(f"plc.directory answered HTTP {response.status}", sent=True)
-    document = response.json()
-    services = document.get("service") if isinstance(document, dict) else None
+    document_ = document(response, "the DID document")  # not JSON: the directory's break, not the account's
+    services = document_.get("service")
     for service in services if isinstance(services, list) else []:
         if isinstance(service, dict) and str(service.get("id", "")).endswith("#atproto_pds") \
                 and service.get("type") == "AtprotoPersonalDataServer":
@@ -217,7 +218,10 @@ def sign_in(http, identifier: str, password: str, *, now: _dt.datetime, settings
             raise SignInRefused(f"no {TITLE} account has the handle {wanted}")
     else:
         raise SignInRefused(f"{identifier!r} is not a Bluesky handle")
-    pds = pds_of(http, did)
+    try:
+        pds = pds_of(http, did)
+    except UnusableAnswer as e:
+        raise AuthFailed(f"{TITLE} answered {e.what}") from None
     response = http.post(f"{pds}/xrpc/com.atproto.server.createSession",
                          json_body={"identifier": did, "password": password})
     body = response.json()

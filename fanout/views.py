@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
+from .content import parse_overrides
 from .times import isoformat
 
 
@@ -39,17 +40,28 @@ def target_view(target, post) -> dict:
         "caption": content.caption if content and content.own_caption else None,
         "media": [dict(m) for m in content.media] if content and content.own_media else None,
         "first_comment_error": target.first_comment_error,
+        "published_parts": published_parts(target, content),
     }
 
 
+def published_parts(target, content) -> list[dict] | None:
+    """`Target.published_parts`: a thread's parts that are out, by index (0 the first post,
+    n its `thread[n-1]`); null for a target without a thread."""
+    if content is None or not content.thread:
+        return None
+    return [{"index": index, "external_url": url} for index, url in enumerate(target.parts_out)]
+
+
 def post_view(post, targets: list) -> dict:
-    """`Post`: GET /v1/posts/{id} and POST /v1/upload."""
+    """`Post`: GET /v1/posts/{id}, POST /v1/upload and PATCH /v1/posts/{id}."""
     return {
         "id": post.id,
         "status": post.status,
         "sandbox": post.sandbox,
         "caption": post.caption,
         "media": post.media_list,
+        # As stored (fanout/content.py `normalised`); {} when there are none.
+        "overrides": parse_overrides(post.overrides),
         "targets": [target_view(t, post) for t in targets],
         "created_at": isoformat(post.created_at),
         "scheduled_at": isoformat(post.scheduled_at),
@@ -172,6 +184,9 @@ def target_event(event_id: str, kind: str, target, now: _dt.datetime) -> dict:
             detail["first_comment_error"] = target.first_comment_error
     else:
         detail.update(error_code=target.error_code, error_message=target.error_message)
+    parts = published_parts(target, target.post.content_for(target.platform))
+    if parts is not None:
+        detail["published_parts"] = parts
     return {"id": event_id, "event": kind, "post_id": target.post_id, "target": detail, "timestamp": isoformat(now)}
 
 

@@ -312,3 +312,65 @@ def test_a_preflight_refuses_an_override_as_the_upload_does(client, auth, four):
     answer = client.post("/v1/upload/preflight", headers=auth, json={
         "caption": "hello", "account_ids": [four["x"]["id"]], "overrides": {"threads": {"caption": "where?"}}})
     assert "overrides names threads" in error(answer, 400)["message"]
+
+
+# --- what is scheduled, read back (openapi.yaml `Post.overrides`) ----------------------------
+
+SCHEDULED_OVERRIDES = {
+    "x": {"caption": "for X", "thread": [{"caption": "part two", "media": [PHOTO]}], "first_comment": "a comment",
+          "options": {"reply_settings": "following"}},
+    "threads": {"first_comment": "on Threads"},
+}
+
+
+def test_a_post_reads_back_its_overrides_as_given(client, auth, four):
+    post = created(client, auth, platforms=["x", "threads"], overrides=SCHEDULED_OVERRIDES)
+    assert post["overrides"] == SCHEDULED_OVERRIDES
+    assert client.get(f"/v1/posts/{post['id']}", headers=auth).json()["overrides"] == SCHEDULED_OVERRIDES
+
+
+def test_a_post_without_overrides_reads_back_an_empty_object(client, auth, four):
+    post = created(client, auth, platforms=["x"])
+    assert post["overrides"] == {}
+    assert client.get(f"/v1/posts/{post['id']}", headers=auth).json()["overrides"] == {}
+
+
+def test_a_patch_answers_and_reads_back_the_overrides_it_set(client, auth, four):
+    post = created(client, auth, platforms=["x", "threads"], overrides={"x": {"caption": "old"}})
+    answer = patch(client, auth, post["id"], overrides={"threads": {"thread": [{"caption": "new part"}]}})
+    # As stored: a thread part without media reads back with `media: []`.
+    assert answer.json()["overrides"] == {"threads": {"thread": [{"caption": "new part", "media": []}]}}
+    assert client.get(f"/v1/posts/{post['id']}", headers=auth).json()["overrides"] == {
+        "threads": {"thread": [{"caption": "new part", "media": []}]}}
+
+
+def test_list_entries_carry_no_overrides(client, auth, four):
+    created(client, auth, platforms=["x"], overrides={"x": {"caption": "for X"}})
+    [listed] = client.get("/v1/posts", headers=auth).json()["data"]
+    assert "overrides" not in listed
+
+
+# --- the parts of a thread that are out (openapi.yaml `Target.published_parts`) ---------------
+
+def test_a_target_without_a_thread_has_no_published_parts(client, auth, four, rt, clock):
+    post = created(client, auth, platforms=["x"], overrides={"x": {"first_comment": "not a thread"}})
+    run_queue(rt, clock)
+    assert targets(client, auth, post["id"])["x"]["published_parts"] is None
+
+
+def test_a_pending_thread_has_no_part_published_yet(client, auth, four):
+    post = created(client, auth, platforms=["x"], overrides={"x": {"thread": [{"caption": "part two"}]}})
+    assert post["targets"][0]["published_parts"] == []
+
+
+def test_a_published_sandbox_thread_lists_each_part_with_its_link(client, auth, four, rt, clock):
+    post = created(client, auth, platforms=["x"], overrides={"x": {
+        "thread": [{"caption": "part two"}, {"caption": "part three"}]}})
+    run_queue(rt, clock)
+    published = targets(client, auth, post["id"])["x"]
+    url = published["external_url"]
+    assert published["published_parts"] == [{"index": 0, "external_url": url},
+                                            {"index": 1, "external_url": f"{url}#part-2"},
+                                            {"index": 2, "external_url": f"{url}#part-3"}]
+    [listed] = client.get("/v1/posts", headers=auth).json()["data"]
+    assert listed["targets"][0]["published_parts"] == published["published_parts"]

@@ -85,10 +85,18 @@ def save_state(target: Target, state: dict, now: _dt.datetime, lease: _dt.timede
                     .where(_held(target, now)).execute())
 
 
-def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime) -> bool:
-    """Leave the target processing, unheld, with its state, until its next step is due."""
+def _parts(published_parts) -> dict:
+    """The change of a target's `published_parts` a step's answer makes: none when it said
+    none (a target without a thread, or a step that did not get as far as saying)."""
+    return {} if published_parts is None else {"published_parts": json.dumps(list(published_parts))}
+
+
+def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime, published_parts=None) -> bool:
+    """Leave the target processing, unheld, with its state (and a thread's parts out so
+    far), until its next step is due."""
     with write_transaction():
-        return bool(Target.update(state=json.dumps(state), lease_expires_at=None, next_check_at=until, updated_at=now)
+        return bool(Target.update(state=json.dumps(state), lease_expires_at=None, next_check_at=until, updated_at=now,
+                                  **_parts(published_parts))
                     .where(_held(target, now)).execute())
 
 
@@ -110,6 +118,8 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
         lease_expires_at=None,
         next_check_at=None,
         updated_at=now,
+        # Unsaid (a failure before the adapter ran, a crash), the parts last parked stand.
+        **_parts(outcome.published_parts),
     )
     condition = (Target.id == target.id) & (Target.status == from_status)
     if from_status == "processing":

@@ -68,6 +68,9 @@ class Target(BaseModel):
     error_message = TextField(null=True)
     # Why the first comment was not posted, on a published target (openapi.yaml, `Target`).
     first_comment_error = TextField(null=True)
+    # A thread's parts that are out, as the last step said (JSON, fanout/platforms/base.py
+    # `PublishedParts`); null before any step said, and on a target without a thread.
+    published_parts = TextField(null=True)
     # Each claim by a worker bumps `attempts`; a finish must name the attempt it belongs to,
     # so a worker whose lease was taken back can no longer settle the target.
     attempts = IntegerField(default=0)
@@ -95,6 +98,11 @@ class Target(BaseModel):
     @property
     def saved_state(self) -> dict:
         return json.loads(self.state) if self.state else {}
+
+    @property
+    def parts_out(self) -> list:
+        """The permalinks of the thread's parts that are out, in order ([] before any is)."""
+        return json.loads(self.published_parts) if self.published_parts else []
 
 
 class PostPlatform(BaseModel):

@@ -28,16 +28,24 @@ from .rules import PlatformRules
 State = Mapping[str, Any]
 
 
+# The permalinks of a thread's parts that are out, in the parts' order (the first post
+# first); None for a part that is out without a known permalink (openapi.yaml
+# `Target.published_parts`).
+PublishedParts = tuple  # tuple[str | None, ...]
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What publishing a target came to: an external URL, or an error code and message.
     A published target whose first comment could not be posted says why in
-    `first_comment_error` (it stays published: the post is out)."""
+    `first_comment_error` (it stays published: the post is out). A thread's target says
+    which of its parts are out in `published_parts` (None: not a thread, or not said)."""
 
     external_url: str | None = None
     error_code: str | None = None
     error_message: str | None = None
     first_comment_error: str | None = None
+    published_parts: PublishedParts | None = None
 
     @property
     def published(self) -> bool:
@@ -61,6 +69,7 @@ class Done:
 class Wait:
     until: _dt.datetime
     state: State
+    published_parts: PublishedParts | None = None  # a thread's parts out so far
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,7 @@ class Retry:
     # Said after the engine's reason when it gives up and fails the target: the thread
     # part that was being published and the permalinks of those already out.
     context: str | None = None
+    published_parts: PublishedParts | None = None  # a thread's parts out so far
 
 
 Result = Done | Wait | Retry

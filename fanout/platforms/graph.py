@@ -233,6 +233,9 @@ class Containers(ThreadSteps):
     def published(self) -> Outcome:
         return Outcome(external_url=self.state["thread"][0]["permalink"])
 
+    def parts_out(self) -> tuple[str | None, ...]:
+        return tuple(p.get("permalink") for p in self.state.get("thread", []))
+
     def where(self) -> str:
         """The part being published and the permalinks of those already out, for messages."""
         out = ", ".join(p["permalink"] or f"post {p['id']}" for p in self.state["thread"])

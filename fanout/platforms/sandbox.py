@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..content import media_problem, target_problems
 from ..target_errors import MEDIA
-from .base import Job, Outcome, Result, Step, Wait, failed, published
+from .base import Done, Job, Outcome, Result, Step, Wait, failed, published
 from .rules import PlatformRules
 
 
@@ -73,5 +73,10 @@ def publish(step: Step, job: Job) -> Result:
             step.sleep(latency)
         state["comment"] = True
     step.save(state)
-    return published(f"{step.settings.base_url}/sandbox/{platform}/{job.target_id}")
+    url = f"{step.settings.base_url}/sandbox/{platform}/{job.target_id}"
+    if not job.thread:
+        return published(url)
+    # Each further part has its anchor on the target's page (part-2 is thread[0]).
+    parts = (url, *(f"{url}#part-{n}" for n in range(2, len(job.parts) + 1)))
+    return Done(Outcome(external_url=url, published_parts=parts))
 

@@ -34,11 +34,28 @@ class Steps:
 
     def run(self) -> Result:
         try:
-            return self.next()
+            result = self.next()
         except Stop as stop:
-            return stop.result
+            result = stop.result
         except UnusableAnswer as error:
-            return self.unusable(error)
+            result = self.unusable(error)
+        return self.with_parts(result)
+
+    def parts_out(self) -> tuple[str | None, ...]:
+        """The permalinks of the job's parts that are out so far, in order (None for one out
+        without a known permalink): a subclass that publishes threads says, from its state."""
+        return ()
+
+    def with_parts(self, result: Result) -> Result:
+        """`result` with the thread's parts out so far (openapi.yaml `Target.published_parts`),
+        whatever the step came to: published, failed, waiting or retrying. Not for a target
+        without a thread."""
+        if len(self.job.parts) < 2:
+            return result
+        out = tuple(self.parts_out())
+        if isinstance(result, Done):
+            return Done(dataclasses.replace(result.outcome, published_parts=out))
+        return dataclasses.replace(result, published_parts=out)
 
     def next(self) -> Result:
         raise NotImplementedError

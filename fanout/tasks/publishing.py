@@ -227,10 +227,12 @@ def _settle(rt, target, state, result: Result) -> None:
             if result.settles is not None:  # published; only its first comment is given up
                 log.warning("target %s: its first comment gave up after %d retries (%s)", target.id, MAX_RETRIES,
                             result.reason)
-                result = Done(dataclasses.replace(result.settles, first_comment_error=reason))
+                result = Done(dataclasses.replace(result.settles, first_comment_error=reason,
+                                                  published_parts=result.published_parts))
             else:
                 log.warning("target %s: failed after %d retries (%s)", target.id, MAX_RETRIES, result.reason)
-                result = failed(UNKNOWN, f"{reason}; {result.context}" if result.context else reason)
+                result = Done(Outcome(error_code=UNKNOWN, published_parts=result.published_parts,
+                                      error_message=f"{reason}; {result.context}" if result.context else reason))
         else:
             delay = min(RETRY_BASE * 2 ** (retries - 1), RETRY_CAP)
             jitter = int.from_bytes(rt.randbytes(1), "big") / 255 * 0.2 * delay
@@ -238,14 +240,15 @@ def _settle(rt, target, state, result: Result) -> None:
             if result.deadline is not None:
                 until = max(min(until, result.deadline), now)
             log.info("target %s: retry %d at %s (%s)", target.id, retries, until.isoformat(), result.reason)
-            result = Wait(until=until, state={**result.state, "_retries": retries})
+            result = Wait(until=until, state={**result.state, "_retries": retries},
+                          published_parts=result.published_parts)
     elif isinstance(result, Wait):
         # Progress: the count is of transient failures in a row.
-        result = Wait(until=result.until, state={k: v for k, v in result.state.items()
-                                                 if k not in ("_retries", "_crash")})
+        result = dataclasses.replace(result, state={k: v for k, v in result.state.items()
+                                                    if k not in ("_retries", "_crash")})
     if isinstance(result, Wait):
         with db.connection_context():
-            parked = park(target, dict(result.state), result.until, now)
+            parked = park(target, dict(result.state), result.until, now, result.published_parts)
         if parked:
             rt.tasks.publish.schedule(args=(target.id,), eta=result.until.replace(tzinfo=UTC))
         return

@@ -213,3 +213,29 @@ def test_a_post_a_worker_has_taken_cannot_be_cancelled_and_says_why_as_the_api_d
     assert page.status_code == api.status_code == 409
     assert api.json()["error"]["message"] in html.unescape(page.text)
     assert client.get(f"/v1/posts/{post_id}", headers=auth).json()["status"] == "completed"
+
+
+def upload_thread(client, auth, overrides: dict) -> dict:
+    answer = client.post("/v1/upload", headers=auth, json={"caption": "part one", "platforms": ["x"],
+                                                            "overrides": overrides})
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def test_a_posts_page_shows_its_per_platform_content_as_scheduled(dashboard, client, auth, x):
+    post = upload_thread(client, auth, {"x": {"caption": "only on X <b>", "thread": [{"caption": "part two"}],
+                                              "first_comment": "the first comment"}})
+    page = dashboard.get(f"/dashboard/posts/{post['id']}").text
+    section = page[page.index("<h2>Per-platform content</h2>"):page.index("<h2>Targets</h2>")]
+    for shown in ("only on X &lt;b&gt;", "part two", "the first comment"):
+        assert shown in section
+
+
+def test_a_posts_page_links_each_published_part_of_a_thread(dashboard, client, auth, x, rt, clock):
+    post = upload_thread(client, auth, {"x": {"thread": [{"caption": "part two"}]}})
+    run_queue(rt, clock)
+    [target] = client.get(f"/v1/posts/{post['id']}", headers=auth).json()["targets"]
+    page = dashboard.get(f"/dashboard/posts/{post['id']}").text
+    for part in target["published_parts"]:
+        assert f'<a href="{html.escape(part["external_url"])}">' in page
+    assert "Part 2" in page

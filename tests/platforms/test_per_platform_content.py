@@ -232,6 +232,78 @@ def test_a_thread_part_that_keeps_meeting_5xx_fails_the_target_naming_the_part_a
                                             f"https://x.com/emu_x/status/{first.id}")
 
 
+
+def test_a_thread_that_fails_after_part_one_gives_the_target_and_its_event_the_part_that_is_out(
+        live, headers, ids, hook, httpserver, x_server, rt, clock):
+    post = upload(live, headers, caption="part one", platforms=["x"],
+                  overrides={"x": {"thread": [{"caption": "part two"}]}})
+    healthy = rt.platform_http
+    rt.platform_http = FirstOnly(healthy, x_server)
+    run_a_while(rt, clock, (x_server,), minutes=60)
+    rt.platform_http = healthy
+    [failed] = read(live, headers, post["id"])["targets"]
+    [first] = x_server.posts[X_USER]
+    out = [{"index": 0, "external_url": f"https://x.com/emu_x/status/{first.id}"}]
+    assert (failed["status"], failed["external_url"], failed["published_parts"]) == ("failed", None, out)
+    [event] = [e for e in events(httpserver) if e.get("post_id") == post["id"]]
+    assert event["event"] == "post.failed" and event["target"]["published_parts"] == out
+    jsonschema.validate(event, json.loads(EVENT_SCHEMA.read_text()))
+
+
+def test_a_thread_retrying_its_second_part_shows_the_first_as_published_meanwhile(
+        live, headers, ids, x_server, rt, clock):
+    post = upload(live, headers, caption="part one", platforms=["x"],
+                  overrides={"x": {"thread": [{"caption": "part two"}]}})
+    healthy = rt.platform_http
+    rt.platform_http = FirstOnly(healthy, x_server)
+    run_queue(rt, clock)
+    rt.platform_http = healthy
+    [retrying] = read(live, headers, post["id"])["targets"]
+    [first] = x_server.posts[X_USER]
+    assert (retrying["status"], retrying["published_parts"]) == (
+        "processing", [{"index": 0, "external_url": f"https://x.com/emu_x/status/{first.id}"}])
+
+
+def test_a_threads_part_refused_fails_the_target_with_the_parts_before_it_in_published_parts(
+        live, headers, ids, emulator, rt, clock):
+    post = upload(live, headers, caption="part one", platforms=["threads"], overrides={"threads": {
+        "thread": [{"caption": "part two"}, {"caption": "part three"}]}})
+    healthy = rt.platform_http
+    rt.platform_http = RefusedFrom(healthy, emulator, "/threads", 3)
+    run_a_while(rt, clock, (emulator,))
+    rt.platform_http = healthy
+    [failed] = read(live, headers, post["id"])["targets"]
+    made = emulator.posts[THREADS_USER]
+    assert [p.text for p in made] == ["part one", "part two"]
+    assert (failed["status"], failed["error_code"]) == ("failed", "unknown_platform_error")
+    assert failed["published_parts"] == [{"index": 0, "external_url": made[0].permalink},
+                                         {"index": 1, "external_url": made[1].permalink}]
+
+
+class RefusedFrom:
+    """The platform client of a worker whose Threads refuses the `nth` POST to a path ending
+    in `suffix`, and every one after it (a Graph refusal: not retried)."""
+
+    def __init__(self, inner, emulator, suffix: str, nth: int):
+        self.inner, self.emulator, self.suffix, self.nth, self.seen = inner, emulator, suffix, nth, 0
+
+    def url(self, url):
+        return self.inner.url(url)
+
+    def request(self, method, url, **kwargs):
+        if method == "POST" and url.split("?")[0].endswith(self.suffix):
+            self.seen += 1
+            if self.seen == self.nth:
+                self.emulator.fail_graph("POST", rf"{self.suffix}$", 4279013, "User restricted", times=None)
+        return self.inner.request(method, url, **kwargs)
+
+    def get(self, url, **kwargs):
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url, **kwargs):
+        return self.request("POST", url, **kwargs)
+
+
 class FirstOnly:
     """The platform client of a worker whose X answers every post after the first with 503."""
 

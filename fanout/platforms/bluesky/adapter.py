@@ -360,6 +360,14 @@ class _Posting(Steps):
         clock_id = int(hashlib.sha256(self.job.target_id.encode()).hexdigest(), 16) % 1024
         return tid(self.now + _dt.timedelta(microseconds=index), clock_id)
 
+    def parts_out(self) -> tuple[str, ...]:
+        out = []
+        for part in self.state.get("parts", []):
+            if not part.get("ref"):
+                break  # the parts are written in order: the one without a ref is being written
+            out.append(permalink(self.job.user_id, part["rkey"]))
+        return tuple(out)
+
     def where(self, index: int, text: str) -> str:
         """How a failure names the part of a thread it happened to."""
         if len(parts(self.job)) == 1:

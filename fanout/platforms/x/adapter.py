@@ -312,6 +312,9 @@ class _Posting(ThreadSteps):
     def published(self) -> Outcome:
         return Outcome(external_url=permalink(self.job.username, self.state["thread"][0]))
 
+    def parts_out(self) -> tuple[str, ...]:
+        return tuple(permalink(self.job.username, i) for i in self.state.get("thread", []))
+
     def where(self) -> str:
         """The part being posted and the permalinks of those already out, for messages."""
         out = ", ".join(permalink(self.job.username, i) for i in self.state["thread"])

@@ -249,6 +249,15 @@ def test_a_part_failing_names_itself_and_the_parts_already_published(step, job, 
     assert first.outcome.external_url in done.outcome.error_message
 
 
+def test_a_part_failing_gives_the_outcome_the_parts_already_published(step, job, clocks, emulator):
+    first, _, run = publish_to_the_end(step, job("1/2"), clocks)
+    emulator.fail(*CREATE, 400, xrpc_error("InvalidRequest", "part two refused"))
+    resumed = dataclasses.replace(job("1/2", thread=({"caption": "2/2"},)), state=run.saved[-1])
+    done = bluesky.publish(step(), resumed)
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert done.outcome.published_parts == (first.outcome.external_url,)
+
+
 # --- the mapping table, row by row -----------------------------------------------------------
 
 # (row, call that answers, HTTP status, body, media item kind) -> the target's code.

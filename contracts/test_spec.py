@@ -17,6 +17,7 @@ from connexion.utils import get_function_from_name
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
+from fanout.outbound.guard import url_rule
 from fanout.spec import published
 
 SPEC_PATH = Path(__file__).resolve().parent.parent / "openapi.yaml"
@@ -106,9 +107,12 @@ def test_the_served_spec_has_the_production_url_rule(client):
 def test_an_insecure_server_validates_and_serves_the_relaxed_url_rule(client, auth):
     relaxed = SPEC["components"]["schemas"]["OutboundUrl"]["x-insecure-pattern"]
     for served in (client.get("/v1/openapi.json").json(), yaml.safe_load(client.get("/v1/openapi.yaml").text)):
+        written = SPEC["components"]["schemas"]["OutboundUrl"]
         assert served["components"]["schemas"]["OutboundUrl"] == {
-            **{k: v for k, v in SPEC["components"]["schemas"]["OutboundUrl"].items() if k != "x-insecure-pattern"},
+            **{k: v for k, v in written.items() if k != "x-insecure-pattern"},
             "pattern": relaxed,
+            # The rule in force, in words (fanout/outbound/guard.py `url_rule`), then the rest.
+            "description": "\n\n".join([f"Must be {url_rule(insecure=True)}.", written["description"].split("\n\n", 1)[1]]),
         }
     hook = {"url": "http://127.0.0.1:9000/hook", "events": ["post.completed"]}
     assert client.post("/v1/webhooks", headers=auth, json=hook).status_code == 201

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from .outbound.guard import url_rule
+
 # Inside the package, so an installed wheel serves it; the repository's root
 # `openapi.yaml` is a symbolic link to it, for readers and tools.
 FOLDER = Path(__file__).resolve().parent
@@ -39,7 +41,8 @@ def _parse(path: Path, mtime_ns: int) -> dict:
 
 
 def load(path: Path = SPEC, insecure_urls: bool = False) -> dict:
-    """The spec as this server enforces it: relaxed URL patterns when `insecure_urls`.
+    """The spec as this server enforces it: relaxed URL patterns when `insecure_urls`, each
+    described by the rule in force (fanout/outbound/guard.py `url_rule`).
 
     A fresh copy each call (callers may change it); the file is parsed once while unchanged.
     """
@@ -58,6 +61,9 @@ def with_insecure_patterns(node):
         node = {k: with_insecure_patterns(v) for k, v in node.items()}
         if INSECURE_PATTERN in node:
             node["pattern"] = node[INSECURE_PATTERN]
+            # Its first paragraph states the rule, which a broken pattern's 400 quotes.
+            rest = node.get("description", "").split("\n\n", 1)[1:]
+            node["description"] = "\n\n".join([f"Must be {url_rule(insecure=True)}.", *rest])
         return node
     if isinstance(node, list):
         return [with_insecure_patterns(v) for v in node]

@@ -133,7 +133,8 @@ def delivery_view(delivery, attempts: list) -> dict:
 def attempt_view(attempt) -> dict:
     """`DeliveryAttempt`."""
     return {"number": attempt.number, "attempted_at": isoformat(attempt.attempted_at), "status_code": attempt.status_code,
-            "error": attempt.error, "duration_ms": attempt.duration_ms, "redelivery": attempt.redelivery}
+            "error": attempt.error, "error_message": attempt.error_message, "duration_ms": attempt.duration_ms,
+            "redelivery": attempt.redelivery}
 
 
 def event_view(event) -> dict:
@@ -144,7 +145,8 @@ def event_view(event) -> dict:
 def ping_view(ping) -> dict:
     """`WebhookTestResult`: what the endpoint did with a test ping."""
     return {"event_id": ping.event_id, "succeeded": ping.succeeded, "status_code": ping.status_code,
-            "error": ping.error, "duration_ms": ping.duration_ms, "attempted_at": isoformat(ping.attempted_at)}
+            "error": ping.error, "error_message": ping.error_message, "duration_ms": ping.duration_ms,
+            "attempted_at": isoformat(ping.attempted_at)}
 
 
 def cap_view(limit: int, used: int | None, resets_at: _dt.datetime | None = None) -> dict:

@@ -180,6 +180,23 @@ def test_an_unreachable_endpoint_records_the_error_class(client, auth, accounts,
     assert delivery["attempts"][0]["error"] == "connect"
 
 
+def test_an_unreachable_endpoint_keeps_the_readable_reason_in_the_attempt(client, auth, accounts, rt, clock, receiver):
+    hook = register(client, auth, f"http://127.0.0.1:{free_port()}/nobody")
+    upload_post(client, auth, platforms=["x"], media=[])
+    run_queue(rt, clock)
+    [delivery] = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
+    assert delivery["attempts"][0]["error_message"] == "could not connect to 127.0.0.1: connection refused"
+
+
+def test_an_attempt_that_got_an_answer_has_no_error_message(client, auth, accounts, rt, clock, receiver):
+    receiver.expect_request("/hook").respond_with_data("", status=204)
+    hook = register(client, auth, receiver.url_for("/hook"))
+    upload_post(client, auth, platforms=["x"], media=[])
+    run_queue(rt, clock)
+    [delivery] = client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=auth).json()["data"]
+    assert (delivery["attempts"][0]["error"], delivery["attempts"][0]["error_message"]) == (None, None)
+
+
 def test_a_connection_error_is_retried_on_the_schedule(client, auth, accounts, rt, clock, receiver):
     hook = register(client, auth, f"http://127.0.0.1:{free_port()}/nobody")
     upload_post(client, auth, platforms=["x"], media=[])

@@ -89,8 +89,8 @@ def test_a_caption_over_a_platform_cap_is_still_accepted(client, auth, threads_a
         ({}, "exactly one of account_ids or platforms"),
         ({"account_ids": [], "platforms": []}, ""),
         ({"account_ids": ["acc_1"], "platforms": ["x"]}, "exactly one"),
-        ({"platforms": ["x", "x"]}, "non-unique"),
-        ({"account_ids": ["acc_1", "acc_1"]}, "non-unique"),
+        ({"platforms": ["x", "x"]}, "platforms: 'x' is listed twice"),
+        ({"account_ids": ["acc_1", "acc_1"]}, "account_ids: 'acc_1' is listed twice"),
         ({"accounts": {"x": "acc_1"}, "account_ids": ["acc_1"]}, "send platforms too"),
         ({"platforms": ["x"], "accounts": {"threads": "acc_1"}}, "threads, which is not in platforms"),
         ({"platforms": ["myspace"]}, ""),
@@ -233,7 +233,7 @@ def test_simulate_error_must_be_a_target_level_code(client, auth, x_account):
 )
 def test_media_urls_must_be_absolute_https_with_a_host(client, auth, threads_account, url):
     error = error_of(upload(client, auth, platforms=["threads"], media=[{"url": url, "type": "image"}]), 400)
-    assert error["code"] == "validation_error" and error["message"].startswith("media/0/url: must be an absolute https URL")
+    assert error["code"] == "validation_error" and error["message"].startswith("media[0].url: must be an absolute https URL")
 
 
 def test_a_bad_media_type_is_400(client, auth, threads_account):

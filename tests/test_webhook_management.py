@@ -268,6 +268,12 @@ def test_the_ping_reports_a_non_2xx_and_an_endpoint_that_does_not_answer(client,
     assert (down["succeeded"], down["status_code"], down["error"]) == (False, None, "connect")
 
 
+def test_the_ping_of_an_endpoint_that_does_not_answer_says_why(client, auth, receiver):
+    nobody = register(client, auth, f"http://127.0.0.1:{free_port()}/nobody")
+    down = client.post(f"/v1/webhooks/{nobody['id']}/test", headers=auth).json()
+    assert (down["error"], down["error_message"]) == ("connect", "could not connect to 127.0.0.1: connection refused")
+
+
 def test_the_ping_goes_to_that_registration_alone_and_leaves_no_trace(client, auth, receiver):
     receiver.expect_request("/a").respond_with_data("ok")
     receiver.expect_request("/b").respond_with_data("ok")

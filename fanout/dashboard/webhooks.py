@@ -23,6 +23,7 @@ from starlette.responses import Response
 from ..http import cursors
 from ..models import caps, deliveries
 from ..models import webhook as registrations
+from ..outbound.guard import url_rule
 from ..plans import WEBHOOKS_PER_WORKSPACE
 from ..problems import InvalidRequest, NotFound, Problem
 from ..tasks.webhooks import ping
@@ -56,7 +57,8 @@ def _page(visit: Visit, status: int = 200, **context) -> Response:
     return visit.page("webhooks.html", "webhooks", status,
                       webhooks=[webhook_view(w) for w in registrations.list_webhooks(visit.workspace_id)],
                       used=caps.count_webhooks(visit.workspace_id), limit=WEBHOOKS_PER_WORKSPACE,
-                      kinds=terms.enum("WebhookEvent"), notice=NOTICES.get(visit.query("done") or ""), **context)
+                      kinds=terms.enum("WebhookEvent"), notice=NOTICES.get(visit.query("done") or ""),
+                      url_rule=url_rule(visit.rt.settings.insecure_urls), **context)
 
 
 @page
@@ -106,6 +108,7 @@ def _edit_page(visit: Visit, registration, status: int = 200, error: Problem | N
     view = webhook_view(registration)
     return visit.page("webhook_edit.html", "webhooks", status, webhook=view, error=error,
                       kinds=contract(visit.rt.settings.insecure_urls).enum("WebhookEvent"),
+                      url_rule=url_rule(visit.rt.settings.insecure_urls),
                       form=form or {"url": view["url"], "events": view["events"], "enabled": view["enabled"]})
 
 

@@ -9,8 +9,8 @@
   says there is one; a body of `null` is validated like any other value.
 - Parameters: the message names the parameter (Connexion's does not) and quotes unknown
   query parameter names.
-- A body that breaks a rule the schema states with `pattern`, `oneOf`, `anyOf` or `not`
-  gets the rule's description as its message, not a dump of the schema.
+- A body or parameter that breaks its schema gets a message that names the field as the
+  client wrote it and says what to send (fanout/http/messages.py), not a dump of the schema.
 """
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ from connexion.json_schema import Draft4RequestValidator
 from connexion.utils import extract_content_type
 from connexion.validators import VALIDATOR_MAP, JSONRequestBodyValidator, ParameterValidator
 import jsonschema_rs
-from jsonschema import Draft4Validator, ValidationError
+from jsonschema import Draft4Validator, FormatChecker, ValidationError
 
 from ..problems import InvalidRequest
-from .errors import QUOTE_LIMIT
+from ..times import parse_timestamp
+from . import messages
 from .operations import PARSED_BODY
 
 MAX_DEPTH = 64
@@ -138,6 +139,13 @@ class CheckedTwice:
                 pass
         self.slow.validate(instance)
 
+    def error_of(self, instance) -> ValidationError | None:
+        """None when `instance` is valid, else the error to tell (fanout/http/messages.py
+        `first_error`), chosen among every error jsonschema finds."""
+        if self.is_valid(instance):
+            return None
+        return messages.first_error(self.slow.iter_errors(instance))
+
 
 class _Validators:
     """Validators made once per schema.
@@ -159,8 +167,18 @@ class _Validators:
         return known[1]
 
 
-_body_validators = _Validators(lambda schema: Draft4RequestValidator(schema, format_checker=Draft4Validator.FORMAT_CHECKER))
-_parameter_validators = _Validators(lambda schema: Draft4Validator(schema, format_checker=Draft4Validator.FORMAT_CHECKER))
+def _date_time(value) -> bool:
+    if isinstance(value, str):
+        parse_timestamp(value)  # ValueError, saying what to send, is the 400's message
+    return True
+
+
+# jsonschema's format checks, with `date-time` held to the service's one rule for it.
+FORMATS = FormatChecker(list(Draft4Validator.FORMAT_CHECKER.checkers))
+FORMATS.checks("date-time", raises=ValueError)(_date_time)
+
+_body_validators = _Validators(lambda schema: Draft4RequestValidator(schema, format_checker=FORMATS))
+_parameter_validators = _Validators(lambda schema: Draft4Validator(schema, format_checker=FORMATS))
 
 
 class JSONBodyValidator(JSONRequestBodyValidator):
@@ -207,16 +225,14 @@ class JSONBodyValidator(JSONRequestBodyValidator):
             return
         # A body that is there is validated, `null` included: an optional body may be left
         # out, but when it is sent it must match its schema.
-        try:
-            self._validator.validate(body)
-        except ValidationError as e:
-            raise BadRequestProblem(detail=body_message(e)) from None
+        error = self._validator.error_of(body)
+        if error is not None:
+            raise BadRequestProblem(detail=body_message(error, self._schema)) from None
 
 
-def body_message(error: ValidationError) -> str:
-    """The 400's message for a body that breaks its schema: where, then what."""
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where or 'body'}: {_rule_broken(error) or _shortened(error)}"
+def body_message(error: ValidationError, root: dict | None = None) -> str:
+    """The 400's message for a body that breaks its schema (fanout/http/messages.py)."""
+    return messages.render(error, root)
 
 
 class RequestBody:
@@ -233,7 +249,8 @@ class RequestBody:
                       if isinstance(op, dict) and op.get("operationId") == operation_id and "requestBody" in op)
         self._spec = spec
         # The components beside the schema, so its $refs resolve against the same document.
-        self._validator = _body_validators({**schema, "components": spec["components"]})
+        self._root = {**schema, "components": spec["components"]}
+        self._validator = _body_validators(self._root)
         self.schema = self._resolve(schema)
 
     def _resolve(self, node: dict) -> dict:
@@ -250,51 +267,10 @@ class RequestBody:
         return {name: self._resolve(field) for name, field in self.schema.get("properties", {}).items()}
 
     def check(self, body: dict) -> None:
-        try:
-            self._validator.validate(body)
-        except ValidationError as e:
+        error = self._validator.error_of(body)
+        if error is not None:
             # Its first line, as the API's error handler keeps of a 400's detail.
-            raise InvalidRequest(body_message(e).strip().split("\n", 1)[0]) from None
-
-
-# Keywords that state a rule jsonschema can only report as a dump of the schema ("... is not
-# valid under any of the given schemas"). openapi.yaml describes each such rule in words,
-# and the 400 quotes that description instead.
-RULE_KEYWORDS = frozenset({"pattern", "oneOf", "anyOf", "not"})
-
-
-def _rule_broken(error: ValidationError) -> str | None:
-    """The broken rule in the spec's words (its description's first paragraph), or None."""
-    if error.validator not in RULE_KEYWORDS or not isinstance(error.schema, dict):
-        return None
-    description = (error.schema.get("description") or "").strip()
-    if not description:
-        return None
-    rule = " ".join(description.split("\n\n")[0].split()).rstrip(".")
-    rule = rule[0].lower() + rule[1:]  # a message goes on after `where: `
-    if isinstance(error.instance, str):
-        rule += f" (got {_quoted(error.instance)})"
-    return rule
-
-
-def _quoted(value: str) -> str:
-    """`value` quoted, cut to QUOTE_LIMIT; the closing quote stays, so it reads as one value."""
-    quoted = repr(value)
-    return quoted if len(quoted) <= QUOTE_LIMIT else f"{quoted[:QUOTE_LIMIT]}…{quoted[0]} ({len(value)} characters)"
-
-
-def _shortened(error: ValidationError) -> str:
-    """jsonschema's message with the offending value cut here, where it is known, so the
-    message errors.clip scans stays short even for a megabyte of caption."""
-    quoted = repr(error.instance)
-    if len(quoted) <= QUOTE_LIMIT:
-        return error.message
-    if isinstance(error.instance, str):
-        short = _quoted(error.instance)
-    else:
-        size = f" of {len(error.instance)} items" if isinstance(error.instance, (list, dict)) else ""
-        short = f"a {type(error.instance).__name__}{size}"
-    return error.message.replace(quoted, short)
+            raise InvalidRequest(body_message(error, self._root).strip().split("\n", 1)[0]) from None
 
 
 class NamedParameterValidator(ParameterValidator):
@@ -304,11 +280,11 @@ class NamedParameterValidator(ParameterValidator):
             if param.get("required"):
                 return f"{parameter_type} parameter '{param['name']}' is required"
             return None
-        try:
-            _parameter_validators(param.get("schema", param)).validate(value)
-        except ValidationError as e:
-            return f"{parameter_type} parameter '{param['name']}': {e.message}"
-        return None
+        schema = param.get("schema", param)
+        error = _parameter_validators(schema).error_of(value)
+        if error is None:
+            return None
+        return messages.render(error, schema, where=f"{parameter_type} parameter '{param['name']}'")
 
     def validate_request(self, request):
         try:

@@ -43,7 +43,7 @@ def claim_attempt(delivery_id: str, now: _dt.datetime) -> Delivery | None:
 
 def record_attempt(
     delivery: Delivery, *, started_at: _dt.datetime, status_code: int | None, error: str | None,
-    duration_ms: int, schedule: tuple[int, ...], redelivery: bool = False,
+    duration_ms: int, error_message: str | None = None, schedule: tuple[int, ...], redelivery: bool = False,
 ) -> Delivery | None:
     """Log the attempt and move the delivery on: succeeded, failed, or due again later.
 
@@ -72,7 +72,8 @@ def record_attempt(
             changes.update(redeliver_at=None, redeliveries=current.redeliveries + 1)
         Delivery.update(**changes).where(Delivery.id == delivery.id).execute()
         DeliveryAttempt.create(delivery=delivery.id, number=number, attempted_at=started_at,
-                               status_code=status_code, error=error, duration_ms=duration_ms, redelivery=redelivery)
+                               status_code=status_code, error=error, error_message=error_message,
+                               duration_ms=duration_ms, redelivery=redelivery)
     return Delivery.get_by_id(delivery.id)
 
 

@@ -79,6 +79,7 @@ class DeliveryAttempt(BaseModel):
     attempted_at = DateTimeField()
     status_code = IntegerField(null=True)
     error = CharField(max_length=200, null=True)  # the failure class when there was no response
+    error_message = TextField(null=True)  # the outbound client's words for it (a host at most, no secret)
     duration_ms = IntegerField()
     redelivery = BooleanField(default=False)  # asked for by POST .../redeliver
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..content import content_for, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
-from ..times import UTC, isoformat
+from ..times import UTC, isoformat, parse_timestamp
 from . import caps
 from .db import Compiled, CompiledInsert, write_transaction
 from .post import Post, PostPlatform, Target, derive_status
@@ -119,20 +119,18 @@ def scheduled_time(value: str | None, now: _dt.datetime | None) -> _dt.datetime 
     """`scheduled_at` as stored (naive UTC, milliseconds), or None for "at once";
     InvalidRequest naming the field when it is no time, or too far in the past or ahead.
 
-    The schema already holds it to RFC 3339 (`format: date-time`, an offset required).
+    The schema holds it to the same rule (`format: date-time`, fanout/times.py `parse_timestamp`).
     """
     if value is None:
         return None
     try:
-        parsed = _dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        parsed = parse_timestamp(value)
     except ValueError as e:
-        raise InvalidRequest(f"scheduled_at: {value[:40]!r} is not a valid RFC 3339 time ({e})") from None
-    if parsed.tzinfo is None:
-        raise InvalidRequest(f"scheduled_at: {value[:40]!r} has no offset; add Z or +HH:MM")
+        raise InvalidRequest(f"scheduled_at: {e}") from None
     try:
         at = parsed.astimezone(UTC).replace(tzinfo=None)
     except OverflowError:
-        raise InvalidRequest(f"scheduled_at: {value[:40]!r} is out of range") from None
+        raise InvalidRequest(f"scheduled_at: {value[:40]!r} is out of range; send a time between years 1 and 9999") from None
     at = at.replace(microsecond=at.microsecond // 1000 * 1000)
     if now is None:
         raise ValueError("judging scheduled_at needs the time now")
@@ -141,7 +139,7 @@ def scheduled_time(value: str | None, now: _dt.datetime | None) -> _dt.datetime 
                              f"in the past (now is {isoformat(now)}); send null to publish at once")
     if at > now + SCHEDULE_AHEAD:
         raise InvalidRequest(f"scheduled_at: {isoformat(at)} is more than {SCHEDULE_AHEAD.days} days ahead "
-                             f"(now is {isoformat(now)})")
+                             f"(now is {isoformat(now)}); send a time within {SCHEDULE_AHEAD.days} days")
     return at
 
 

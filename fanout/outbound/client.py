@@ -335,7 +335,7 @@ def _classify(error: Exception, attempt: _Attempt, host: str) -> OutboundError:
     if attempt.fired:
         return OutboundError("timeout", f"no complete response from {host} within the deadline")
     if not attempt.connected:
-        return OutboundError("connect", f"could not connect to {host}")
+        return OutboundError("connect", f"could not connect to {host}: {_connect_reason(error)}")
     if _find(error, (requests.exceptions.Timeout, urllib3.exceptions.TimeoutError, TimeoutError)):
         return OutboundError("timeout", f"no complete response from {host} within the deadline")
     if _find(error, (requests.exceptions.SSLError, urllib3.exceptions.SSLError, ssl.SSLError)):
@@ -364,6 +364,15 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 def _find(error: BaseException, kind: type[BaseException] | tuple[type[BaseException], ...]) -> BaseException | None:
     return next((e for e in _chain(error) if isinstance(e, kind)), None)
+
+
+def _connect_reason(error: BaseException) -> str:
+    """Why the connection failed, from the system's error number alone (its text can quote
+    an address the library put in; the number's words cannot)."""
+    found = next((e for e in _chain(error) if isinstance(e, OSError) and e.errno), None)
+    if found is None:
+        return "no connection"
+    return os.strerror(found.errno).lower()
 
 
 def _tls_reason(error: BaseException) -> str:

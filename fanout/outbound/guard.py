@@ -39,6 +39,19 @@ _BLOCKED = [
 ]
 
 
+def url_rule(insecure: bool = False) -> str:
+    """The rule for a URL the service sends requests to, in words, as it is in force: the
+    spec's `OutboundUrl` says it (fanout/spec.py `load` writes it there), so the API's 400
+    quotes it, and the dashboard's hint shows it. `insecure`: FANOUT_INSECURE_URLS=1."""
+    if insecure:
+        return ("an absolute http or https URL on any port, without user info, whose host is a name or an IPv4 "
+                "address, and without spaces, control characters or backslashes; any address, loopback included, "
+                "is allowed (FANOUT_INSECURE_URLS=1, local development only)")
+    return ("an absolute https URL on port 443 (the default) or 8443, without user info, whose host is a name or "
+            "an IPv4 address resolving to public addresses only, and without spaces, control characters or "
+            "backslashes")
+
+
 class UnsafeURL(ValueError):
     """The URL may not be used as an outbound destination; the message says why."""
 
@@ -79,7 +92,7 @@ def parse_url(url: str, *, insecure: bool = False) -> SplitResult:
         raise UnsafeURL("is not a valid URL") from None
     allowed = ("https", "http") if insecure else ("https",)
     if parts.scheme not in allowed:
-        raise UnsafeURL("must be an absolute https URL")
+        raise UnsafeURL("must be an absolute http or https URL" if insecure else "must be an absolute https URL")
     if not parts.hostname:
         raise UnsafeURL("must name a host")
     if "@" in parts.netloc:

@@ -46,20 +46,29 @@ def deliver(delivery_id: str) -> None:
     runtime.current().lane.submit(delivery_id)
 
 
-def send(rt, url: str, secrets: list[str], event_id: str, body: bytes, at: _dt.datetime
-         ) -> tuple[int | None, str | None, float]:
-    """One signed POST of `body` through the guarded client: (status code or None, error
-    class or None, seconds it took). Signed with `secrets` at `at` (its unix seconds are
-    `webhook-timestamp`)."""
+@dataclass(frozen=True)
+class Sent:
+    """What one POST to an endpoint came to: its status, or why there was none (`error`, the
+    class; `error_message`, the client's words for it, which name the host at most)."""
+
+    status_code: int | None
+    error: str | None
+    error_message: str | None
+    seconds: float
+
+
+def send(rt, url: str, secrets: list[str], event_id: str, body: bytes, at: _dt.datetime) -> Sent:
+    """One signed POST of `body` through the guarded client, signed with `secrets` at `at`
+    (its unix seconds are `webhook-timestamp`)."""
     headers = {"Content-Type": "application/json",
                **signature_headers(secrets, event_id, to_epoch_ms(at) // 1000, body)}
-    status_code, error = None, None
+    status_code, error, message = None, None, None
     began = time.monotonic()
     try:
         status_code = rt.outbound.post(url, body, headers).status
     except OutboundError as e:
-        error = e.kind
-    return status_code, error, time.monotonic() - began
+        error, message = e.kind, e.message
+    return Sent(status_code, error, message, time.monotonic() - began)
 
 
 def attempt(rt, delivery_id: str) -> None:
@@ -72,10 +81,11 @@ def attempt(rt, delivery_id: str) -> None:
         webhook, event = delivery.webhook, delivery.event
         secrets = webhooks.signing_secrets(rt, webhook, started_at)
     redelivery = delivery.redeliver_at is not None
-    status_code, error, seconds = send(rt, webhook.url, secrets, event.id, event.body.encode(), started_at)
+    sent = send(rt, webhook.url, secrets, event.id, event.body.encode(), started_at)
+    status_code, error, seconds = sent.status_code, sent.error, sent.seconds
     with db.connection_context():
         delivery = record_attempt(delivery, started_at=started_at, status_code=status_code, error=error,
-                                  duration_ms=int(seconds * 1000), schedule=rt.settings.webhook_retry_schedule,
+                                  error_message=sent.error_message, duration_ms=int(seconds * 1000), schedule=rt.settings.webhook_retry_schedule,
                                   redelivery=redelivery)
         failed = status_code is None or not 200 <= status_code < 300
         if delivery is not None and failed:
@@ -101,6 +111,7 @@ class Ping:
     attempted_at: _dt.datetime
     status_code: int | None
     error: str | None
+    error_message: str | None
     duration_ms: int
 
     @property
@@ -118,6 +129,6 @@ def ping(rt, workspace_id: str, webhook_id: str) -> Ping:
         secrets = webhooks.signing_secrets(rt, webhook, at)
     event_id = rt.new_id("evt")
     body = json.dumps(views.registration_event(event_id, "webhook.test", webhook, at), separators=(",", ":")).encode()
-    status_code, error, seconds = send(rt, webhook.url, secrets, event_id, body, at)
-    log.info("test ping %s to webhook %s: %s", event_id, webhook.id, status_code or error)
-    return Ping(event_id, at, status_code, error, int(seconds * 1000))
+    sent = send(rt, webhook.url, secrets, event_id, body, at)
+    log.info("test ping %s to webhook %s: %s", event_id, webhook.id, sent.status_code or sent.error)
+    return Ping(event_id, at, sent.status_code, sent.error, sent.error_message, int(sent.seconds * 1000))

@@ -17,7 +17,10 @@ from fanout.outbound.guard import (
     parse_url,
     public_addresses,
     resolve_host,
+    url_rule,
 )
+
+from fanout.spec import load
 
 from ..conftest import PUBLIC_IP as PUBLIC_V4
 from ..conftest import FakeResolver
@@ -368,3 +371,8 @@ def test_resolve_host_gives_nothing_for_a_name_that_cannot_be_encoded():
 def test_localhost_is_refused_with_the_real_resolver():
     with pytest.raises(UnsafeURL):
         check_url("https://localhost/", resolve_host)
+
+
+def test_the_spec_states_the_url_rule_the_guard_gives():
+    description = load()["components"]["schemas"]["OutboundUrl"]["description"]
+    assert description.split("\n\n")[0] == f"Must be {url_rule(insecure=False)}."

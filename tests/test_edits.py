@@ -259,3 +259,9 @@ def test_a_claim_committed_before_the_edit_makes_it_409_and_the_old_content_publ
     publishing.sweep(rt)
     run_queue(rt, clock)
     assert target_of(client, auth, post["id"])["status"] == "published"
+
+
+def test_a_change_that_leaves_the_post_without_text_or_media_is_400_and_changes_nothing(client, auth, post):
+    error = error_of(patch(client, auth, post["id"], caption="  "), 400)
+    assert error["message"].startswith("the post has no text and no media, and x needs a caption or media")
+    assert read(client, auth, post["id"]).json()["caption"] == "the first words"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from urllib.parse import unquote, urlsplit
 
 from ..media import MediaLimits
@@ -26,6 +27,16 @@ KNOWN_VIDEO = MP4 | MOV | {"webm", "avi", "mkv", "wmv", "flv", "mpeg", "mpg", "3
                            "m2ts", "mts", "f4v", "qt"}
 KNOWN_AUDIO = frozenset({"mp3", "m4a", "aac", "wav", "flac", "ogg", "oga", "opus", "wma", "aiff"})
 KNOWN_MEDIA = KNOWN_IMAGE | KNOWN_VIDEO | KNOWN_AUDIO
+
+
+class Needs(str, Enum):
+    """What one post (and each part of a thread) must carry for a platform, its
+    `PlatformRules.needs`: judged by fanout/content.py `empty_problem`, and for `MEDIA` by
+    `PlatformRules.media_problem` (422), since no media is a media problem there."""
+
+    TEXT = "a caption"
+    MEDIA = "media"
+    TEXT_OR_MEDIA = "a caption or media"
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,7 @@ class PlatformRules:
     caption_limit: int
     caption_length: Callable[[str], int]
     caption_unit: str  # how `caption_length` counts, for messages ("" for plain characters)
-    text_only: bool  # may a post have no media at all
+    needs: Needs  # what a post must carry: a caption, media, or either
     image_extensions: frozenset[str]  # empty if the platform never takes images
     video_extensions: frozenset[str]
     max_items: int  # media items in one post, images and videos together
@@ -75,6 +86,11 @@ class PlatformRules:
     # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
     # (target error code, message), or None: each package's rules.py (fanout/content.py).
     options_problem: Callable[..., tuple[str, str] | None] | None = None
+
+    @property
+    def text_only(self) -> bool:
+        """Whether a post may have no media at all."""
+        return self.needs is not Needs.MEDIA
 
     @property
     def caption(self) -> TextCap:

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from ...media import MB, MediaLimits
 from ...target_errors import OPTION
-from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules, TextCap
+from ..rules import JPEG, MOV, MP4, CountedCap, Needs, PlatformRules, TextCap
 from .text import hashtag_count, instagram_length, link_count, mention_count
 
 # A Reel's options (openapi.yaml, `InstagramOptions`): Instagram takes them on a Reel's
@@ -36,7 +36,7 @@ RULES = PlatformRules(
     caption_length=instagram_length,
     caption_unit="",
     counted=(CountedCap(30, hashtag_count, "hashtags"), CountedCap(20, mention_count, "@mentions")),
-    text_only=False,
+    needs=Needs.MEDIA,
     # Comments through the API: "cannot exceed 300 characters", "no more than 4 hashtags",
     # "no more than 1 URL" (Instagram's API rules for comments [S]; the Graph API reference
     # states none): counted as captions are.

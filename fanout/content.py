@@ -64,11 +64,11 @@ def normalised(overrides: Mapping[str, Any] | None) -> dict[str, dict]:
         if "caption" in override:
             kept["caption"] = override["caption"]
         if "media" in override:
-            kept["media"] = _media(override["media"])
+            kept["media"] = media_items(override["media"])
         if override.get("options"):
             kept["options"] = dict(override["options"])
         if override.get("thread"):
-            kept["thread"] = [{"caption": part["caption"], "media": _media(part.get("media") or [])}
+            kept["thread"] = [{"caption": part["caption"], "media": media_items(part.get("media") or [])}
                               for part in override["thread"]]
         if override.get("first_comment") is not None:
             kept["first_comment"] = override["first_comment"]
@@ -167,8 +167,10 @@ def target_problems(rules: PlatformRules, content: Content) -> list[Problem]:
     return found
 
 
-def _media(items) -> list[dict]:
-    return [{"url": item["url"], "type": item["type"]} for item in items]
+def media_items(items) -> list[dict]:
+    """Media items as stored: their url, type and alt text (when given)."""
+    return [{"url": item["url"], "type": item["type"], **({"alt_text": item["alt_text"]} if "alt_text" in item else {})}
+            for item in items]
 
 
 def job_of(rt, account, content: Content, *, target_id: str, state=None, simulate_error: str | None = None,

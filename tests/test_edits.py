@@ -265,3 +265,9 @@ def test_a_change_that_leaves_the_post_without_text_or_media_is_400_and_changes_
     error = error_of(patch(client, auth, post["id"], caption="  "), 400)
     assert error["message"].startswith("the post has no text and no media, and x needs a caption or media")
     assert read(client, auth, post["id"]).json()["caption"] == "the first words"
+
+
+def test_new_media_with_alt_text_over_the_platforms_cap_is_422(client, auth, post):
+    media = [{"url": "https://cdn.example.com/a.jpg", "type": "image", "alt_text": "a" * 1001}]
+    error = error_of(patch(client, auth, post["id"], media=media), 422)
+    assert error["code"] == "unsupported_media_for_platform" and "x allows 1000" in error["message"]

@@ -72,6 +72,13 @@ def test_a_blank_first_comment_is_400_naming_it(client, auth, four):
         "overrides.threads.first_comment is blank: write the comment or leave it out")
 
 
+def test_an_override_items_alt_text_is_judged_by_that_platforms_cap(client, auth, four):
+    long_alt = {**PHOTO, "alt_text": "a" * 1001}  # over x's 1000, within bluesky's
+    assert "x allows 1000" in error(upload(client, auth, platforms=["x", "bluesky"],
+                                           overrides={"x": {"media": [long_alt]}}), 422)["message"]
+    created(client, auth, platforms=["x", "bluesky"], overrides={"bluesky": {"media": [long_alt]}})
+
+
 # --- the schema of each platform ------------------------------------------------------------
 
 def test_a_target_shows_its_override_caption_and_media_and_the_others_null(client, auth, four):

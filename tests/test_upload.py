@@ -318,3 +318,21 @@ def test_media_rules_apply_to_account_ids_too(client, auth):
 def test_media_with_no_extension_is_left_to_the_fetch(client, auth, x_account):
     item = {"url": "https://cdn.example.com/media/12345", "type": "video"}
     assert upload(client, auth, platforms=["x"], media=[item]).status_code == 201
+
+
+# --- alt text (openapi.yaml `MediaItem.alt_text`; docs/platforms.md#alt-text) ----------------
+
+def test_a_media_items_alt_text_is_kept_with_the_post(client, auth, x_account):
+    media = [{**IMAGE, "alt_text": "A red door in the rain"}]
+    post = upload(client, auth, platforms=["x"], media=media).json()
+    assert post["media"] == media
+
+
+def test_alt_text_over_xs_cap_is_422_naming_x_and_the_item(client, auth, x_account):
+    message = media_error(client, auth, platforms=["x"], media=[{**IMAGE, "alt_text": "a" * 1001}])
+    assert message == f"x: media[0] ({IMAGE['url']}): alt_text is 1001 characters; x allows 1000"
+
+
+def test_alt_text_over_the_services_cap_is_400(client, auth, x_account):
+    error = error_of(upload(client, auth, platforms=["x"], media=[{**IMAGE, "alt_text": "a" * 1501}]), 400)
+    assert error["code"] == "validation_error" and "alt_text" in error["message"]

@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 from dataclasses import dataclass, field
 
-from ..content import content_for, empty_problem, media_problem, normalised
+from ..content import content_for, empty_problem, media_items, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from ..times import UTC, isoformat
@@ -74,7 +74,7 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
             raise InvalidRequest(f"{where} {e}") from None
     return Draft(
         caption=body["caption"],
-        media=[{"url": m["url"], "type": m["type"]} for m in media],
+        media=media_items(media),
         sandbox=sandbox,
         simulate_error=simulate_error,
         account_ids=body.get("account_ids"),

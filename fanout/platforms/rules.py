@@ -40,6 +40,16 @@ class Needs(str, Enum):
 
 
 @dataclass(frozen=True)
+class AltText:
+    """The alt text a platform takes (openapi.yaml, `MediaItem.alt_text`): for which kinds
+    of media item, and its cap in characters (code points), None where only the service's
+    own 1,500 applies."""
+
+    kinds: frozenset[str]  # "image", "video"
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
 class CountedCap:
     """A cap on things counted in a caption (Instagram's 30 hashtags, Threads' 5 links)."""
 
@@ -86,6 +96,15 @@ class PlatformRules:
     # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
     # (target error code, message), or None: each package's rules.py (fanout/content.py).
     options_problem: Callable[..., tuple[str, str] | None] | None = None
+    alt_text: AltText | None = None  # None: the platform takes no alt text
+
+    def alt_text_of(self, item) -> str | None:
+        """The alt text to send with media `item`, or None when it has none or this platform
+        takes none for its kind: what each adapter reads (docs/platforms.md#alt-text)."""
+        text = item.get("alt_text")
+        if not text or self.alt_text is None or item["type"] not in self.alt_text.kinds:
+            return None
+        return text
 
     @property
     def text_only(self) -> bool:
@@ -129,7 +148,7 @@ class PlatformRules:
                 return None
             return f"{platform}: a text-only post is not possible; {platform} needs {_choices(self)}"
         for index, item in enumerate(media):
-            problem = _item_problem(self, item)
+            problem = _item_problem(self, item) or _alt_text_problem(self, item)
             if problem:
                 return _at(platform, media, index, problem)
         images = [i for i, item in enumerate(media) if item["type"] == "image"]
@@ -186,6 +205,14 @@ def _item_problem(rules: PlatformRules, item: dict) -> str | None:
     noun = rules.image_noun if kind == "image" else "video"
     formats = ", ".join(f".{e}" for e in sorted(accepted))
     return f"{rules.platform} does not take .{extension} {noun}s (it takes {formats})"
+
+
+def _alt_text_problem(rules: PlatformRules, item: dict) -> str | None:
+    text = rules.alt_text_of(item)
+    limit = rules.alt_text.limit if rules.alt_text else None
+    if text is None or limit is None or len(text) <= limit:
+        return None
+    return f"alt_text is {len(text)} characters; {rules.platform} allows {limit}"
 
 
 def _at(platform: str, media: list[dict], index: int, problem: str) -> str:

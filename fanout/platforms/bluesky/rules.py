@@ -1,7 +1,7 @@
 """Bluesky's caption and media rules (docs/platforms.md#bluesky), on fanout/platforms/rules.py's
 `PlatformRules`."""
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MP4, Needs, PlatformRules
+from ..rules import AltText, JPEG, MP4, Needs, PlatformRules
 from .text import GRAPHEMES, bluesky_length
 
 RULES = PlatformRules(
@@ -19,6 +19,9 @@ RULES = PlatformRules(
     max_images=4,
     max_videos=1,
     mixed=False,
+    # `alt` on each image of app.bsky.embed.images and on app.bsky.embed.video; the
+    # Lexicon states no cap (docs/platforms.md#alt-text).
+    alt_text=AltText(frozenset({"image", "video"})),
     media_limits=MediaLimits(
         platform="bluesky",
         image_formats=frozenset({"jpeg", "mpo", "png", "gif", "webp"}),

@@ -1,7 +1,7 @@
 """X's caption and media rules (docs/platforms.md#x), on fanout/platforms/rules.py's
 `PlatformRules`."""
 from ...media import MB, VIDEO_FORMATS, MediaLimits
-from ..rules import JPEG, KNOWN_VIDEO, Needs, PlatformRules
+from ..rules import AltText, JPEG, KNOWN_VIDEO, Needs, PlatformRules
 from .text import x_weighted_length
 
 RULES = PlatformRules(
@@ -24,6 +24,9 @@ RULES = PlatformRules(
     max_images=4,
     max_videos=1,
     mixed=False,
+    # POST /2/media/metadata after the upload: images and GIFs, 1,000 characters
+    # (docs/platforms.md#alt-text).
+    alt_text=AltText(frozenset({"image"}), 1000),
     media_limits=MediaLimits(
         platform="x",
         image_formats=frozenset({"jpeg", "mpo", "png", "gif", "webp"}),

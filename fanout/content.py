@@ -6,7 +6,10 @@ and options, a thread of further parts (x, threads) and a first comment (instagr
 threads, x). `content_for` is the one place the effective content of a platform is worked
 out: the upload checks it, the views show it, the engine and the sandbox publish it.
 
-Two kinds of problem, as for a post's own caption and media:
+Three kinds of problem, as for a post's own caption and media:
+- content that carries nothing a platform could publish (no text and no media where the
+  platform needs one of them, a blank thread part or first comment): `empty_problem`,
+  400 at upload, on an edit and in a preflight;
 - what the request shows a platform cannot take at all (media it never takes, in the
   post or a part): `media_problem`, 422 at upload;
 - what fails only that platform's targets (a caption, part or comment over the
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .platforms.base import Job, Part
-from .platforms.rules import PlatformRules
+from .platforms.rules import Needs, PlatformRules
 from .target_errors import CAPTION
 
 
@@ -61,11 +64,11 @@ def normalised(overrides: Mapping[str, Any] | None) -> dict[str, dict]:
         if "caption" in override:
             kept["caption"] = override["caption"]
         if "media" in override:
-            kept["media"] = _media(override["media"])
+            kept["media"] = media_items(override["media"])
         if override.get("options"):
             kept["options"] = dict(override["options"])
         if override.get("thread"):
-            kept["thread"] = [{"caption": part["caption"], "media": _media(part.get("media") or [])}
+            kept["thread"] = [{"caption": part["caption"], "media": media_items(part.get("media") or [])}
                               for part in override["thread"]]
         if override.get("first_comment") is not None:
             kept["first_comment"] = override["first_comment"]
@@ -89,6 +92,46 @@ def content_for(caption: str, media: list[Mapping[str, str]], overrides: Mapping
         own_caption=own_caption,
         own_media=own_media,
     )
+
+
+def carries_nothing(rules: PlatformRules, caption: str, media) -> bool:
+    """Whether a post (or a thread part) of `caption` and `media` lacks what the platform of
+    `rules` needs (`PlatformRules.needs`): a blank caption is no text. No media where media
+    is needed is `media_problem`'s, a 422 of its own."""
+    blank = not caption.strip()
+    if rules.needs is Needs.TEXT:
+        return blank
+    return rules.needs is Needs.TEXT_OR_MEDIA and blank and not media
+
+
+def empty_problem(reached: Mapping[str, tuple[PlatformRules, Content]]) -> str | None:
+    """Why the content of the platforms `reached` (each platform's rules and content, in
+    order) carries nothing to publish somewhere: the post's own content on each platform
+    that needs text or media, named together; else a blank thread part or first comment.
+    400 `validation_error` at upload, on an edit and in a preflight (fanout/models/upload.py)."""
+    empty: dict[Needs, list[str]] = {}
+    for platform, (rules, content) in reached.items():
+        if carries_nothing(rules, content.caption, content.media):
+            empty.setdefault(rules.needs, []).append(platform)
+    if empty:
+        names = [name for platforms in empty.values() for name in platforms]
+        needs = "; ".join(f"{_and(platforms)} {'needs' if len(platforms) == 1 else 'need'} {need.value}"
+                          for need, platforms in empty.items())
+        those = "that platform" if len(names) == 1 else "those platforms"
+        return (f"the post has no text and no media, and {needs}: write a caption, add media, "
+                f"or give {those} an override's")
+    for platform, (rules, content) in reached.items():
+        for index, part in enumerate(content.thread):
+            if carries_nothing(rules, part.caption, part.media):
+                return (f"overrides.{platform}.thread[{index}] has no text and no media; {platform} needs "
+                        f"{rules.needs.value}: write it or leave the part out")
+        if content.first_comment is not None and not content.first_comment.strip():
+            return f"overrides.{platform}.first_comment is blank: write the comment or leave it out"
+    return None
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def media_problem(rules: PlatformRules, content: Content) -> str | None:
@@ -124,8 +167,10 @@ def target_problems(rules: PlatformRules, content: Content) -> list[Problem]:
     return found
 
 
-def _media(items) -> list[dict]:
-    return [{"url": item["url"], "type": item["type"]} for item in items]
+def media_items(items) -> list[dict]:
+    """Media items as stored: their url, type and alt text (when given)."""
+    return [{"url": item["url"], "type": item["type"], **({"alt_text": item["alt_text"]} if "alt_text" in item else {})}
+            for item in items]
 
 
 def job_of(rt, account, content: Content, *, target_id: str, state=None, simulate_error: str | None = None,

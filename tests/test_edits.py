@@ -259,3 +259,15 @@ def test_a_claim_committed_before_the_edit_makes_it_409_and_the_old_content_publ
     publishing.sweep(rt)
     run_queue(rt, clock)
     assert target_of(client, auth, post["id"])["status"] == "published"
+
+
+def test_a_change_that_leaves_the_post_without_text_or_media_is_400_and_changes_nothing(client, auth, post):
+    error = error_of(patch(client, auth, post["id"], caption="  "), 400)
+    assert error["message"].startswith("the post has no text and no media, and x needs a caption or media")
+    assert read(client, auth, post["id"]).json()["caption"] == "the first words"
+
+
+def test_new_media_with_alt_text_over_the_platforms_cap_is_422(client, auth, post):
+    media = [{"url": "https://cdn.example.com/a.jpg", "type": "image", "alt_text": "a" * 1001}]
+    error = error_of(patch(client, auth, post["id"], media=media), 422)
+    assert error["code"] == "unsupported_media_for_platform" and "x allows 1000" in error["message"]

@@ -40,6 +40,45 @@ def targets(client, auth, post_id) -> dict:
     return {t["platform"]: t for t in post["targets"]}
 
 
+# --- a platform's content carries something (fanout/content.py `empty_problem`) ------------
+
+def test_an_override_caption_gives_a_post_without_text_its_content(client, auth, four):
+    post = created(client, auth, caption="", media=[], platforms=["x"], overrides={"x": {"caption": "for X"}})
+    assert post["targets"][0]["caption"] == "for X"
+
+
+def test_a_blank_override_caption_with_no_media_is_400_naming_the_platform(client, auth, four):
+    answer = upload(client, auth, platforms=["x", "threads"], media=[],
+                    overrides={"threads": {"caption": "  "}})
+    assert error(answer, 400)["message"] == (
+        "the post has no text and no media, and threads needs a caption or media: "
+        "write a caption, add media, or give that platform an override's")
+
+
+def test_a_blank_thread_part_is_400_naming_it(client, auth, four):
+    answer = upload(client, auth, platforms=["x"],
+                    overrides={"x": {"thread": [{"caption": "two"}, {"caption": " "}]}})
+    assert error(answer, 400)["message"] == (
+        "overrides.x.thread[1] has no text and no media; x needs a caption or media: write it or leave the part out")
+
+
+def test_a_thread_part_of_media_alone_is_fine(client, auth, four):
+    created(client, auth, platforms=["x"], overrides={"x": {"thread": [{"caption": " ", "media": [PHOTO]}]}})
+
+
+def test_a_blank_first_comment_is_400_naming_it(client, auth, four):
+    answer = upload(client, auth, platforms=["threads"], overrides={"threads": {"first_comment": "\n"}})
+    assert error(answer, 400)["message"] == (
+        "overrides.threads.first_comment is blank: write the comment or leave it out")
+
+
+def test_an_override_items_alt_text_is_judged_by_that_platforms_cap(client, auth, four):
+    long_alt = {**PHOTO, "alt_text": "a" * 1001}  # over x's 1000, within bluesky's
+    assert "x allows 1000" in error(upload(client, auth, platforms=["x", "bluesky"],
+                                           overrides={"x": {"media": [long_alt]}}), 422)["message"]
+    created(client, auth, platforms=["x", "bluesky"], overrides={"bluesky": {"media": [long_alt]}})
+
+
 # --- the schema of each platform ------------------------------------------------------------
 
 def test_a_target_shows_its_override_caption_and_media_and_the_others_null(client, auth, four):

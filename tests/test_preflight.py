@@ -93,7 +93,11 @@ def test_a_scheduled_post_is_judged_as_its_upload_would_be(client, auth, account
     ({"caption": "hi", "platforms": ["tiktok"]}, 422, "account_not_connected"),
     ({"caption": "hi", "platforms": ["instagram"]}, 422, "unsupported_media_for_platform"),
     ({"caption": "hi", "platforms": ["x"], "simulate_error": "nope"}, 400, "validation_error"),
-], ids=["no caption", "sandbox key live post", "no account", "text to instagram", "unknown simulated code"])
+    ({"caption": " \n", "platforms": ["x"]}, 400, "validation_error"),
+    ({"caption": "hi", "platforms": ["x"], "media": [{"url": "https://cdn.example.com/a.jpg", "type": "image",
+                                                      "alt_text": "a" * 1001}]}, 422, "unsupported_media_for_platform"),
+], ids=["no caption", "sandbox key live post", "no account", "text to instagram", "unknown simulated code",
+        "blank caption and no media", "alt text over x's cap"])
 def test_a_request_level_problem_answers_exactly_as_the_upload(client, auth, accounts, body, status, code):
     answer = preflight(client, auth, **body)
     upload = client.post("/v1/upload", headers=auth, json=body)

@@ -270,6 +270,21 @@ def test_a_text_only_post_to_threads_and_x_is_fine(client, auth, x_account, thre
     assert upload(client, auth, platforms=["threads", "x"]).status_code == 201
 
 
+# --- a post carries something (fanout/content.py `empty_problem`) ---------------------------
+
+@pytest.mark.parametrize("caption", ["", " \n\t"], ids=["empty", "blank"])
+def test_a_post_with_no_text_and_no_media_is_400_naming_each_platform(client, auth, x_account, threads_account,
+                                                                      caption):
+    error = error_of(upload(client, auth, caption=caption, platforms=["x", "threads"]), 400)
+    assert error["code"] == "validation_error"
+    assert error["message"] == ("the post has no text and no media, and x and threads need a caption or media: "
+                                "write a caption, add media, or give those platforms an override's")
+
+
+def test_a_blank_caption_with_media_is_fine(client, auth, x_account):
+    assert upload(client, auth, caption=" ", platforms=["x"], media=[IMAGE]).status_code == 201
+
+
 def test_five_images_to_x_is_422_naming_the_item(client, auth, x_account):
     media = [{"url": f"https://cdn.example.com/{i}.jpg", "type": "image"} for i in range(5)]
     message = media_error(client, auth, platforms=["x"], media=media)
@@ -303,3 +318,21 @@ def test_media_rules_apply_to_account_ids_too(client, auth):
 def test_media_with_no_extension_is_left_to_the_fetch(client, auth, x_account):
     item = {"url": "https://cdn.example.com/media/12345", "type": "video"}
     assert upload(client, auth, platforms=["x"], media=[item]).status_code == 201
+
+
+# --- alt text (openapi.yaml `MediaItem.alt_text`; docs/platforms.md#alt-text) ----------------
+
+def test_a_media_items_alt_text_is_kept_with_the_post(client, auth, x_account):
+    media = [{**IMAGE, "alt_text": "A red door in the rain"}]
+    post = upload(client, auth, platforms=["x"], media=media).json()
+    assert post["media"] == media
+
+
+def test_alt_text_over_xs_cap_is_422_naming_x_and_the_item(client, auth, x_account):
+    message = media_error(client, auth, platforms=["x"], media=[{**IMAGE, "alt_text": "a" * 1001}])
+    assert message == f"x: media[0] ({IMAGE['url']}): alt_text is 1001 characters; x allows 1000"
+
+
+def test_alt_text_over_the_services_cap_is_400(client, auth, x_account):
+    error = error_of(upload(client, auth, platforms=["x"], media=[{**IMAGE, "alt_text": "a" * 1501}]), 400)
+    assert error["code"] == "validation_error" and "alt_text" in error["message"]

@@ -14,7 +14,7 @@ from fanout.platforms import REGISTRY, Platform
 from fanout.platforms.base import CREDENTIALS, AuthFailed, Field, Grant, SignInRefused, bearer, failed, published
 from fanout.media import MediaLimits
 from fanout.platforms.http import PlatformUnreachable, parse_hosts
-from fanout.platforms.rules import PlatformRules
+from fanout.platforms.rules import Needs, PlatformRules
 
 from .conftest import free_port
 from .emulators.testsky import HOSTS, TestSkyEmulator
@@ -84,7 +84,7 @@ class TestSkyAdapter:
 
 # Bluesky's text caps (300 graphemes, counted here as characters), and no media.
 RULES = PlatformRules(
-    platform="testsky", caption_limit=300, caption_length=len, caption_unit="", text_only=True, image_extensions=frozenset(),
+    platform="testsky", caption_limit=300, caption_length=len, caption_unit="", needs=Needs.TEXT_OR_MEDIA, image_extensions=frozenset(),
     video_extensions=frozenset(), max_items=0, max_images=0, max_videos=0, mixed=False,
     media_limits=MediaLimits(platform="testsky", image_formats=frozenset(), video_formats=frozenset(),
                              image_max_bytes=0, video_max_bytes=0),

@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 from dataclasses import dataclass, field
 
-from ..content import content_for, media_problem, normalised
+from ..content import content_for, empty_problem, media_items, media_problem, normalised
 from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from ..times import UTC, isoformat, parse_timestamp
@@ -74,7 +74,7 @@ def draft_from_request(body: dict, key_mode: str, *, now: _dt.datetime | None = 
             raise InvalidRequest(f"{where} {e}") from None
     return Draft(
         caption=body["caption"],
-        media=[{"url": m["url"], "type": m["type"]} for m in media],
+        media=media_items(media),
         sandbox=sandbox,
         simulate_error=simulate_error,
         account_ids=body.get("account_ids"),
@@ -193,17 +193,22 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
 
 
 def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
-    """Overrides only for the platforms the post reaches (400); each platform's media (of
-    `platforms`, the runtime's), the post's or its override's and its thread's, as far as
-    the request shows (422)."""
+    """Overrides only for the platforms the post reaches (400); something to publish on each
+    platform, the post's, each thread part and the first comment (400); each platform's
+    media (of `platforms`, the runtime's), the post's or its override's and its thread's,
+    as far as the request shows (422)."""
     reached = list(dict.fromkeys(a.platform for a in destinations))
     for platform in draft.overrides:
         if platform not in reached:
             raise InvalidRequest(f"overrides names {platform}, which this post does not reach "
                                  f"(its destinations are on {', '.join(reached)})")
-    for platform in reached:
-        content = content_for(draft.caption, draft.media, draft.overrides, platform)
-        problem = media_problem(platforms[platform].rules, content)
+    contents = {platform: (platforms[platform].rules, content_for(draft.caption, draft.media, draft.overrides, platform))
+                for platform in reached}
+    problem = empty_problem(contents)
+    if problem:
+        raise InvalidRequest(problem)
+    for rules, content in contents.values():
+        problem = media_problem(rules, content)
         if problem:
             raise UnsupportedMedia(problem)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from urllib.parse import unquote, urlsplit
 
 from ..media import MediaLimits
@@ -26,6 +27,26 @@ KNOWN_VIDEO = MP4 | MOV | {"webm", "avi", "mkv", "wmv", "flv", "mpeg", "mpg", "3
                            "m2ts", "mts", "f4v", "qt"}
 KNOWN_AUDIO = frozenset({"mp3", "m4a", "aac", "wav", "flac", "ogg", "oga", "opus", "wma", "aiff"})
 KNOWN_MEDIA = KNOWN_IMAGE | KNOWN_VIDEO | KNOWN_AUDIO
+
+
+class Needs(str, Enum):
+    """What one post (and each part of a thread) must carry for a platform, its
+    `PlatformRules.needs`: judged by fanout/content.py `empty_problem`, and for `MEDIA` by
+    `PlatformRules.media_problem` (422), since no media is a media problem there."""
+
+    TEXT = "a caption"
+    MEDIA = "media"
+    TEXT_OR_MEDIA = "a caption or media"
+
+
+@dataclass(frozen=True)
+class AltText:
+    """The alt text a platform takes (openapi.yaml, `MediaItem.alt_text`): for which kinds
+    of media item, and its cap in characters (code points), None where only the service's
+    own 1,500 applies."""
+
+    kinds: frozenset[str]  # "image", "video"
+    limit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -59,7 +80,7 @@ class PlatformRules:
     caption_limit: int
     caption_length: Callable[[str], int]
     caption_unit: str  # how `caption_length` counts, for messages ("" for plain characters)
-    text_only: bool  # may a post have no media at all
+    needs: Needs  # what a post must carry: a caption, media, or either
     image_extensions: frozenset[str]  # empty if the platform never takes images
     video_extensions: frozenset[str]
     max_items: int  # media items in one post, images and videos together
@@ -75,6 +96,20 @@ class PlatformRules:
     # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
     # (target error code, message), or None: each package's rules.py (fanout/content.py).
     options_problem: Callable[..., tuple[str, str] | None] | None = None
+    alt_text: AltText | None = None  # None: the platform takes no alt text
+
+    def alt_text_of(self, item) -> str | None:
+        """The alt text to send with media `item`, or None when it has none or this platform
+        takes none for its kind: what each adapter reads (docs/platforms.md#alt-text)."""
+        text = item.get("alt_text")
+        if not text or self.alt_text is None or item["type"] not in self.alt_text.kinds:
+            return None
+        return text
+
+    @property
+    def text_only(self) -> bool:
+        """Whether a post may have no media at all."""
+        return self.needs is not Needs.MEDIA
 
     @property
     def caption(self) -> TextCap:
@@ -113,7 +148,7 @@ class PlatformRules:
                 return None
             return f"{platform}: a text-only post is not possible; {platform} needs {_choices(self)}"
         for index, item in enumerate(media):
-            problem = _item_problem(self, item)
+            problem = _item_problem(self, item) or _alt_text_problem(self, item)
             if problem:
                 return _at(platform, media, index, problem)
         images = [i for i, item in enumerate(media) if item["type"] == "image"]
@@ -170,6 +205,14 @@ def _item_problem(rules: PlatformRules, item: dict) -> str | None:
     noun = rules.image_noun if kind == "image" else "video"
     formats = ", ".join(f".{e}" for e in sorted(accepted))
     return f"{rules.platform} does not take .{extension} {noun}s (it takes {formats})"
+
+
+def _alt_text_problem(rules: PlatformRules, item: dict) -> str | None:
+    text = rules.alt_text_of(item)
+    limit = rules.alt_text.limit if rules.alt_text else None
+    if text is None or limit is None or len(text) <= limit:
+        return None
+    return f"alt_text is {len(text)} characters; {rules.platform} allows {limit}"
 
 
 def _at(platform: str, media: list[dict], index: int, problem: str) -> str:

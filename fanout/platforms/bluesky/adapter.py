@@ -388,7 +388,7 @@ class _Posting(Steps):
         images = []
         for number_, item in enumerate(media):
             blob, info = self.upload_image(index, number_, item)
-            image = {"image": blob, "alt": str(item.get("alt") or "")}
+            image = {"image": blob, "alt": RULES.alt_text_of(item) or ""}
             if info.width and info.height:
                 image["aspectRatio"] = {"width": info.width, "height": info.height}
             images.append(image)
@@ -437,7 +437,7 @@ class _Posting(Steps):
             raise self.fail(index, outcome_of(answer)[1])
         blob = status.get("blob")
         if isinstance(blob, dict):
-            embed = {"$type": "app.bsky.embed.video", "video": blob, "alt": str(item.get("alt") or "")}
+            embed = {"$type": "app.bsky.embed.video", "video": blob, "alt": RULES.alt_text_of(item) or ""}
             if video.get("aspect"):
                 embed["aspectRatio"] = video["aspect"]
             part["embed"] = embed

@@ -1,7 +1,7 @@
 """Bluesky's caption and media rules (docs/platforms.md#bluesky), on fanout/platforms/rules.py's
 `PlatformRules`."""
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MP4, PlatformRules
+from ..rules import AltText, JPEG, MP4, Needs, PlatformRules
 from .text import GRAPHEMES, bluesky_length
 
 RULES = PlatformRules(
@@ -9,7 +9,7 @@ RULES = PlatformRules(
     caption_limit=GRAPHEMES,
     caption_length=bluesky_length,
     caption_unit=" counted as graphemes (a tenth of its UTF-8 bytes when more: Bluesky caps a post at 3,000 bytes too)",
-    text_only=True,
+    needs=Needs.TEXT_OR_MEDIA,
     # app.bsky.embed.images takes image/*: the formats browsers show.
     image_extensions=JPEG | {"png", "gif", "webp"},
     # app.bsky.embed.video is video/mp4.
@@ -19,6 +19,9 @@ RULES = PlatformRules(
     max_images=4,
     max_videos=1,
     mixed=False,
+    # `alt` on each image of app.bsky.embed.images and on app.bsky.embed.video; the
+    # Lexicon states no cap (docs/platforms.md#alt-text).
+    alt_text=AltText(frozenset({"image", "video"})),
     media_limits=MediaLimits(
         platform="bluesky",
         image_formats=frozenset({"jpeg", "mpo", "png", "gif", "webp"}),

@@ -29,6 +29,7 @@ from ..contract import UnusableAnswer, identifier, may_be_out
 from ..graph import GRAPH_ID, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
 from ..mapping import scrub
 from .errors import MAPPING
+from .rules import RULES
 from ..http import PlatformResponse
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
@@ -179,13 +180,18 @@ class _Instagram(Containers):
         media = self.part.media[0]
         if media.get("type") == "video":
             return {"media_type": "REELS", "video_url": media["url"], **self.caption("caption")}
-        return {"image_url": media["url"], **self.caption("caption")}
+        return {**self.image(media), **self.caption("caption")}
 
     def item(self, media: Mapping[str, str]) -> dict:
         # Carousel videos are still `VIDEO` (a Reel cannot be in a carousel); no caption.
         if media.get("type") == "video":
             return {"media_type": "VIDEO", "video_url": media["url"]}
-        return {"image_url": media["url"]}
+        return self.image(media)
+
+    def image(self, media: Mapping[str, str]) -> dict:
+        """An image container's parameters: its URL, and its alt text when it has one."""
+        alt = RULES.alt_text_of(media)
+        return {"image_url": media["url"], **({"alt_text": alt} if alt else {})}
 
     def carousel(self, children: list[str]) -> dict:
         return {"media_type": "CAROUSEL", "children": ",".join(children), **self.caption("caption")}

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from ...media import MB, MediaLimits
 from ...target_errors import OPTION
-from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules, TextCap
+from ..rules import AltText, JPEG, MOV, MP4, CountedCap, Needs, PlatformRules, TextCap
 from .text import hashtag_count, instagram_length, link_count, mention_count
 
 # A Reel's options (openapi.yaml, `InstagramOptions`): Instagram takes them on a Reel's
@@ -36,7 +36,7 @@ RULES = PlatformRules(
     caption_length=instagram_length,
     caption_unit="",
     counted=(CountedCap(30, hashtag_count, "hashtags"), CountedCap(20, mention_count, "@mentions")),
-    text_only=False,
+    needs=Needs.MEDIA,
     # Comments through the API: "cannot exceed 300 characters", "no more than 4 hashtags",
     # "no more than 1 URL" (Instagram's API rules for comments [S]; the Graph API reference
     # states none): counted as captions are.
@@ -52,6 +52,8 @@ RULES = PlatformRules(
     max_images=10,
     max_videos=10,
     mixed=True,
+    # `alt_text` on an image's container: "optional, images only, <=1000 chars" [C].
+    alt_text=AltText(frozenset({"image"}), 1000),
     media_limits=MediaLimits(
         platform="instagram",
         image_formats=frozenset({"jpeg"}),  # an MPO (multi-picture JPEG) is refused

@@ -381,10 +381,10 @@ class _Posting(Steps):
             "lifecycleState": "PUBLISHED", "isReshareDisabledByAuthor": False,
         }
         items = self.state.get("media") or []
-        alts = [str(m.get("alt") or "") for m in self.job.media]
+        alts = [RULES.alt_text_of(m) for m in self.job.media]
         if len(items) == 1:
             media = {"id": items[0]["urn"]}
-            if alts[0] and items[0]["kind"] != "video":
+            if alts[0]:
                 media["altText"] = alts[0]
             body["content"] = {"media": media}
         elif items:

@@ -1,7 +1,7 @@
 """LinkedIn's caption and media rules (docs/platforms.md#linkedin), on fanout/platforms/rules.py's
 `PlatformRules`."""
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MP4, PlatformRules
+from ..rules import AltText, JPEG, MP4, Needs, PlatformRules
 from .text import COMMENTARY_LIMIT, linkedin_length
 
 RULES = PlatformRules(
@@ -10,7 +10,7 @@ RULES = PlatformRules(
     caption_length=linkedin_length,
     caption_unit=" once escaped for LinkedIn (each of \\ | { } @ [ ] ( ) < > * _ ~, and a # that starts no hashtag, "
                  "counts 2)",
-    text_only=True,
+    needs=Needs.TEXT_OR_MEDIA,
     # The Images API: JPG, PNG, GIF [C]; the Videos API: MP4 [C].
     image_extensions=JPEG | {"png", "gif"},
     video_extensions=MP4,
@@ -19,6 +19,8 @@ RULES = PlatformRules(
     max_images=20,
     max_videos=1,
     mixed=False,
+    # `altText` on an image of `content.media` or `content.multiImage` (docs/platforms.md#alt-text).
+    alt_text=AltText(frozenset({"image"})),
     media_limits=MediaLimits(
         platform="linkedin",
         image_formats=frozenset({"jpeg", "mpo", "png", "gif"}),

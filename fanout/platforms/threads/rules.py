@@ -3,7 +3,7 @@
 from fractions import Fraction
 
 from ...media import MB, MediaLimits
-from ..rules import JPEG, MOV, MP4, CountedCap, PlatformRules
+from ..rules import JPEG, MOV, MP4, CountedCap, Needs, PlatformRules
 from .text import link_count, threads_length
 
 RULES = PlatformRules(
@@ -13,7 +13,7 @@ RULES = PlatformRules(
     caption_unit=" (an emoji counts its UTF-8 bytes)",
     # docs/platforms.md#threads: "at most 5 unique links" [C]
     counted=(CountedCap(5, link_count, "distinct links"),),
-    text_only=True,
+    needs=Needs.TEXT_OR_MEDIA,
     image_extensions=JPEG | {"png"},  # docs/platforms.md#threads: "JPEG and PNG"
     video_extensions=MP4 | MOV,  # "MOV/MP4"
     # single post, or a carousel of 2-20 "images, videos, or a mix".

@@ -2,7 +2,7 @@
 `PlatformRules`."""
 from ...media import MB, MediaLimits
 from ...target_errors import CAPTION, OPTION
-from ..rules import JPEG, MOV, MP4, PlatformRules
+from ..rules import JPEG, MOV, MP4, Needs, PlatformRules
 from ..text import utf16_len
 
 # openapi.yaml, `TiktokOptions`: what only a photo post or only a video takes.
@@ -35,7 +35,7 @@ RULES = PlatformRules(
     caption_limit=2200,
     caption_length=utf16_len,
     caption_unit=" in UTF-16 code units",
-    text_only=False,
+    needs=Needs.MEDIA,
     options_problem=options_problem,
     # photos "JPEG or WEBP (PNG not accepted on photo posts)" [S];
     # video "MP4 (recommended), WebM, MOV".

@@ -375,6 +375,11 @@ class _Posting(ThreadSteps):
                 body = self.chunked(media.file, info, "tweet_gif" if info.kind == "image" else "tweet_video")
         data = member(body, "data", what)
         media_id = identifier(data, "id", what, X_ID)
+        if alt := RULES.alt_text_of(item):
+            # Before the item is saved: a step stopped in between uploads it (and sets its
+            # alt text) again, and X lets the unused upload expire.
+            self.call("POST", f"{API}/media/metadata", None, upload=True,
+                      json_body={"id": media_id, "metadata": {"alt_text": {"text": alt}}})
         expires = number(data.get("expires_after_secs")) or 86400
         saved = {"id": media_id, "expires_at": (self.now + _dt.timedelta(seconds=expires)).isoformat(),
                  "ready": not data.get("processing_info")}

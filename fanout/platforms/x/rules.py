@@ -1,7 +1,7 @@
 """X's caption and media rules (docs/platforms.md#x), on fanout/platforms/rules.py's
 `PlatformRules`."""
 from ...media import MB, VIDEO_FORMATS, MediaLimits
-from ..rules import JPEG, KNOWN_VIDEO, PlatformRules
+from ..rules import AltText, JPEG, KNOWN_VIDEO, Needs, PlatformRules
 from .text import x_weighted_length
 
 RULES = PlatformRules(
@@ -11,7 +11,7 @@ RULES = PlatformRules(
     caption_limit=280,
     caption_length=x_weighted_length,
     caption_unit=" as X counts them (a URL 23, CJK and emoji 2)",
-    text_only=True,
+    needs=Needs.TEXT_OR_MEDIA,
     # "JPG, PNG, GIF, WEBP".
     image_extensions=JPEG | {"png", "gif", "webp"},
     # X names no video container, so every video extension passes here and X judges
@@ -24,6 +24,9 @@ RULES = PlatformRules(
     max_images=4,
     max_videos=1,
     mixed=False,
+    # POST /2/media/metadata after the upload: images and GIFs, 1,000 characters
+    # (docs/platforms.md#alt-text).
+    alt_text=AltText(frozenset({"image"}), 1000),
     media_limits=MediaLimits(
         platform="x",
         image_formats=frozenset({"jpeg", "mpo", "png", "gif", "webp"}),

@@ -17,8 +17,8 @@ from ..graph import VERSION, GraphError, graph_time, requested_fields, unknown_o
 from ..graph.oauth import Token
 from ..graph.publishing import (QUOTA_WINDOW, ERROR, EXPIRED, FINISHED, PUBLISHED, Container, GraphEmulator, PostMedia,
                                shortcode)
-from .rules import (DOWNLOAD_FAILED, check_caption, check_comment, checked_outcome, container_options, fetch_image,
-                    fetch_video, media_fields)
+from .rules import (DOWNLOAD_FAILED, alt_text, check_caption, check_comment, checked_outcome, container_options,
+                    fetch_image, fetch_video, media_fields)
 from .state import MEDIA_TYPES, STATUS_TEXTS, Comment, InstagramUser, Post, upload_failed
 from ..wire import Refusal, Request, Response
 
@@ -206,6 +206,7 @@ class InstagramEmulator(GraphEmulator):
         check_caption(caption)
         with self.lock:
             options = container_options(p, media_type, is_item, {u.username for u in self._users.values()})
+        options.update(alt_text(p, media_type, self._param_error))
         failed = None
         if media_type == "IMAGE":
             fetch_image(url)

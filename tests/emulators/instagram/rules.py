@@ -84,6 +84,21 @@ def container_options(p: dict, media_type: str, is_item: bool, usernames: set[st
     return options
 
 
+ALT_TEXT_LIMIT = 1000  # "optional, images only, <=1000 chars" (added 2025-03-24)
+
+
+def alt_text(p: dict, media_type: str, param_error) -> dict:
+    """A container's alt text, checked: on an image only, 1,000 characters at most; {} when none."""
+    text = p.get("alt_text")
+    if text in (None, ""):
+        return {}
+    if media_type != "IMAGE":
+        raise param_error("Param alt_text is only allowed on images.")
+    if len(text) > ALT_TEXT_LIMIT:
+        raise param_error(f"Param alt_text must be at most {ALT_TEXT_LIMIT} characters long.")
+    return {"alt_text": text}
+
+
 def fetch_image(url: str) -> None:
     """Fetches an image as Instagram does at creation: JPEG, 8 MiB, 4:5 to 1.91:1, or an
     error of the call."""

@@ -59,6 +59,7 @@ ENDPOINTS = (
     ("POST", r"/2/media/upload/initialize", "media_initialize", 1875),
     ("POST", r"/2/media/upload/[0-9]+/append", "media_append", 1875),
     ("POST", r"/2/media/upload/[0-9]+/finalize", "media_finalize", 1875),
+    ("POST", r"/2/media/metadata", "media_metadata", 500),  # [U] the one-shot upload's figure
 )
 _TCO_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -140,6 +141,7 @@ class XEmulator(XOAuth, XMedia, EmulatorServer):
             ("POST", r"/2/media/upload/initialize", self._initialize),
             ("POST", r"/2/media/upload/(?P<media_id>[0-9]+)/append", self._append),
             ("POST", r"/2/media/upload/(?P<media_id>[0-9]+)/finalize", self._finalize),
+            ("POST", r"/2/media/metadata", self._metadata),
         ):
             self.route(method, pattern, handler)
         self.controls.update(

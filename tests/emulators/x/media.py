@@ -34,6 +34,7 @@ DEFAULT_PROCESSING = {VIDEO: 10.0, GIF: 2.0}
 # The kinds (by the bytes) each category takes.
 FITS = {IMAGE: ("jpeg", "png", "webp", "gif"), GIF: ("gif",), VIDEO: ("mp4", "mov")}
 STILL_CHECK_AFTER = 5  # check_after_secs of a media kept in progress forever [U]
+ALT_TEXT_LIMIT = 1000  # characters of alt text on an image or GIF (X's media metadata)
 
 
 def processing_info(media: Media, now: dt.datetime) -> dict | None:
@@ -60,7 +61,7 @@ def media_view(media: Media, now: dt.datetime) -> MediaView:
     info = processing_info(media, now)
     return MediaView(media.id, media.media_key, media.user_id, media.category, media.kind, media.size,
                      info["state"] if info else None, info.get("error") if info else None, media.created_at,
-                     media.expires_at)
+                     media.expires_at, media.alt_text)
 
 
 def _bytes_of(request: Request, name: str = "media") -> bytes:
@@ -156,6 +157,30 @@ class XMedia:
                           ready_at=now)
             self._media[media.id] = media
         return Response.json(200, {"data": self._media_answer(media, now)})
+
+    def _metadata(self, request: Request) -> Response:
+        """POST /2/media/metadata: `{"id", "metadata": {"alt_text": {"text"}}}` sets the alt
+        text of an upload of the caller's (1,000 characters at most); answered with the
+        metadata now associated."""
+        with self.lock:
+            token = self._api_auth(request, "media.write")
+        body = request.json if isinstance(request.json, dict) else {}
+        media_id = body.get("id")
+        alt = (body.get("metadata") or {}).get("alt_text") if isinstance(body.get("metadata"), dict) else None
+        text = alt.get("text") if isinstance(alt, dict) else None
+        if not isinstance(media_id, str) or not media_id:
+            raise invalid_request("The `id` field is required.", id=media_id or "")
+        if not isinstance(text, str):
+            raise invalid_request("`metadata.alt_text.text` must be a string.", **{"metadata.alt_text.text": text})
+        if len(text) > ALT_TEXT_LIMIT:
+            raise invalid_request(f"Alt text may have at most {ALT_TEXT_LIMIT} characters; it has {len(text)}.",
+                                  **{"metadata.alt_text.text": f"{len(text)} characters"})
+        with self.lock:
+            media = self._media.get(media_id)
+            if media is None or media.user_id != token.user_id or media.finalized_at is None:
+                raise invalid_request(f"Media {media_id} is not an upload of this user.", id=media_id)
+            media.alt_text = text
+        return Response.json(200, {"data": {"id": media_id, "associated_metadata": {"alt_text": {"text": text}}}})
 
     def _initialize(self, request: Request) -> Response:
         with self.lock:

@@ -76,6 +76,7 @@ class Media:
     finalized_at: dt.datetime | None = None
     ready_at: dt.datetime | None = None  # None once finalized: in_progress forever
     error: dict | None = None  # set: failed once processed
+    alt_text: str | None = None  # set by POST /2/media/metadata
 
     @property
     def media_key(self) -> str:
@@ -105,6 +106,7 @@ class MediaView:
     error: dict | None
     created_at: dt.datetime
     expires_at: dt.datetime
+    alt_text: str | None = None
 
 
 @dataclass(frozen=True)

@@ -336,6 +336,25 @@ def test_an_image_is_uploaded_in_one_call_and_ready_at_once(x, api, data):
     assert status(api, answer["id"]).json() == {"data": {"id": answer["id"], "media_key": answer["media_key"]}}
 
 
+def metadata(api: Api, media_id: str, text) -> requests.Response:
+    return api("POST", "/2/media/metadata", json={"id": media_id, "metadata": {"alt_text": {"text": text}}})
+
+
+def test_alt_text_is_set_on_an_upload_by_the_media_metadata(x, api):
+    media_id = uploaded(api)
+    answer = metadata(api, media_id, "A red door")
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"data": {"id": media_id, "associated_metadata": {"alt_text": {"text": "A red door"}}}}
+    assert x.media[media_id].alt_text == "A red door"
+
+
+@pytest.mark.parametrize("text, media_id", [("a" * 1001, None), (7, None), ("fine", "1")],
+                         ids=["over 1000 characters", "not text", "no such upload"])
+def test_media_metadata_x_refuses_is_an_invalid_request(x, api, text, media_id):
+    body = problem(metadata(api, media_id or uploaded(api), text), 400)
+    assert body["type"] == "https://api.twitter.com/2/problems/invalid-request"
+
+
 def test_an_image_is_taken_as_base64_too(api):
     answer = api("POST", "/2/media/upload", json={"media": base64.b64encode(png_bytes()).decode(),
                                                   "media_category": "tweet_image"})

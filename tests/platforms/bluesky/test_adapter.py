@@ -189,6 +189,12 @@ def test_images_go_as_blobs_with_their_aspect_ratio_and_alt(step, job, clocks, e
     assert [i["alt"] for i in images] == ["", ""] and len(emulator.calls_to(*UPLOAD_BLOB)) == 2
 
 
+def test_an_images_alt_text_is_its_alt_in_the_embed(step, job, clocks, emulator, media):
+    publish_to_the_end(step, job("a photo", {**image(media), "alt_text": "A red door"}, image(media)), clocks)
+    [post] = posts(emulator)
+    assert [i["alt"] for i in post.embed["images"]] == ["A red door", ""]
+
+
 def test_an_image_over_a_million_bytes_fails_before_any_call(step, job, emulator, media):
     media.put("/big.png", b"\x89PNG\r\n\x1a\n" + b"\0" * 1_000_001, "image/png")
     done = bluesky.publish(step(), job("too big", image(media, "big.png")))

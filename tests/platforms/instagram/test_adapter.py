@@ -98,6 +98,12 @@ def test_an_image_post_is_one_image_container_with_the_caption_and_the_permalink
     assert emulator.calls_to("GET", rf"/{post.id}$")  # the permalink is read from the API
 
 
+def test_an_images_alt_text_goes_to_its_container(step, job, clocks, emulator, media):
+    publish_to_the_end(step, job("a photo", {**image(media), "alt_text": "A red door"}), clocks)
+    [post] = posts(emulator)
+    assert post.options["alt_text"] == "A red door"
+
+
 def test_the_caption_is_sent_untouched(step, job, clocks, emulator, media):
     caption = "Ünïcode #tag @friend\n\nsecond line &amp; 100% 😀"
     publish_to_the_end(step, job(caption, image(media)), clocks)

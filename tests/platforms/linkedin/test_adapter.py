@@ -201,6 +201,19 @@ def test_several_images_are_a_multi_image_post(step, job, clocks, emulator, medi
     assert len(post.content["multiImage"]["images"]) == 2 and post.urn.startswith("urn:li:ugcPost:")
 
 
+def test_an_images_alt_text_is_its_alt_text_on_the_post(step, job, clocks, emulator, media):
+    publish_to_the_end(step, job("a photo", {**image(media), "alt_text": "A red door"}), clocks)
+    [post] = posts(emulator)
+    assert post.content == {"media": {"id": post.media[0], "altText": "A red door"}}
+
+
+def test_each_image_of_a_multi_image_post_carries_its_alt_text(step, job, clocks, emulator, media):
+    items = ({**image(media), "alt_text": "one"}, {**image(media, "photo.png"), "alt_text": "two"})
+    publish_to_the_end(step, job("photos", *items), clocks)
+    [post] = posts(emulator)
+    assert [i.get("altText") for i in post.content["multiImage"]["images"]] == ["one", "two"]
+
+
 def test_a_video_goes_in_parts_with_their_etags_then_is_waited_for(step, job, clocks, emulator, media):
     done, results, _ = publish_to_the_end(step, job("a clip", video(media, "long.mp4")), clocks)
     [post] = posts(emulator)

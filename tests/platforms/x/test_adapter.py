@@ -102,6 +102,19 @@ def test_an_image_is_uploaded_in_one_request_then_posted_with_its_media_id(step,
     assert emulator.calls_to(*TWEETS)[0].body["media"] == {"media_ids": list(post.media_ids)}
 
 
+def test_an_images_alt_text_goes_to_the_media_metadata_before_the_post(step, job, clocks, emulator, media):
+    publish_to_the_end(step, job("a photo", {**image(media), "alt_text": "A red door"}), clocks)
+    [post] = posts(emulator)
+    assert emulator.media[post.media_ids[0]].alt_text == "A red door"
+    [metadata] = emulator.calls_to("POST", r"/2/media/metadata$")
+    assert metadata.body == {"id": post.media_ids[0], "metadata": {"alt_text": {"text": "A red door"}}}
+
+
+def test_an_image_without_alt_text_sends_no_metadata(step, job, clocks, emulator, media):
+    publish_to_the_end(step, job("a photo", image(media)), clocks)
+    assert emulator.calls_to("POST", r"/2/media/metadata$") == []
+
+
 def test_four_images_go_in_one_post(step, job, clocks, emulator, media):
     items = [image(media), image(media, "photo.png"), image(media), image(media, "photo.png")]
     publish_to_the_end(step, job("four", *items), clocks)

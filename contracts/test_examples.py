@@ -13,9 +13,12 @@
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import json
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -24,6 +27,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
 from fanout.models import Account, db
+from fanout.outbound.guard import UnsafeURL, check_url
 from fanout.models.account import connect_account
 from fanout.models.workspace import create_workspace
 from fanout.tasks.heartbeat import Heartbeat
@@ -370,3 +374,138 @@ def test_the_live_answer_has_the_documented_shape(world, settings, free, op, sta
             assert live["data"], "a list the world has something for answered empty: no item was compared"
         if isinstance(example.get("error"), dict):  # an error answer (a ping's result has an `error` field)
             assert live["error"]["code"] == example["error"]["code"]
+
+
+# --- examples that stay true ---------------------------------------------------------------
+#
+# The examples are read, and sent by tools, long after they are written: a time in one must
+# not go stale, and a request example must be accepted whenever it is sent.
+
+FAR_AHEAD = dt.datetime(2090, 1, 1, tzinfo=dt.timezone.utc)
+DATE_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def values_in(node, where: str = ""):
+    """(where, value) of every scalar in an example, however deep."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from values_in(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from values_in(value, f"{where}/{index}")
+    else:
+        yield where, node
+
+
+def every_example(node=SPEC, where: str = ""):
+    """(where, value) of every example anywhere in openapi.yaml: media types, parameters,
+    schemas and their properties, callbacks."""
+    if isinstance(node, dict):
+        if "example" in node:
+            yield f"{where}/example", node["example"]
+        if isinstance(node.get("examples"), dict):
+            for name, example in node["examples"].items():
+                if isinstance(example, dict) and ("value" in example or "$ref" in example):
+                    yield f"{where}/examples/{name}", resolve(example)["value"]
+        for key, value in node.items():
+            if key not in ("example", "examples"):
+                yield from every_example(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from every_example(value, f"{where}/{index}")
+
+
+def schema_examples(schema: dict, where: str, seen: frozenset = frozenset()):
+    """(where, value) of the examples a tool takes from `schema` to build a request: the
+    schema's own and its properties', through `$ref`s and combinations."""
+    ref = schema.get("$ref")
+    if ref in seen:
+        return
+    seen, schema = seen | {ref}, resolve(schema)
+    if "example" in schema:
+        yield where, schema["example"]
+    for name, prop in (schema.get("properties") or {}).items():
+        yield from schema_examples(prop, f"{where}.{name}", seen)
+    for key in ("allOf", "anyOf", "oneOf"):
+        for part in schema.get(key) or []:
+            yield from schema_examples(part, where, seen)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            yield from schema_examples(schema[key], f"{where}[]", seen)
+
+
+def request_examples():
+    """(where, value) of every example a tool sends: bodies and parameters, and the examples
+    of their schemas."""
+    for op in OPERATIONS:
+        for param in op.parameters():
+            for name, value in examples_of(param):
+                yield f"{op.id} parameter {param['name']} {name}", value
+            yield from schema_examples(param["schema"], f"{op.id} parameter {param['name']} schema")
+        if op.body():
+            for name, value in examples_of(op.body()):
+                yield f"{op.id} request {name}", value
+            yield from schema_examples(op.body()["schema"], f"{op.id} request schema")
+
+
+def times_in(examples):
+    for where, example in examples:
+        for inner, value in values_in(example):
+            if isinstance(value, str) and DATE_TIME.match(value):
+                yield f"{where}{inner}", value
+
+
+def test_every_time_in_an_example_is_far_in_the_future():
+    stale = [(where, value) for where, value in times_in(every_example())
+             if dt.datetime.fromisoformat(value.replace("Z", "+00:00")) < FAR_AHEAD]
+    assert not stale, stale
+
+
+def test_no_request_example_carries_a_fixed_time():
+    # Any fixed `scheduled_at` is refused once it is past, and while it is over 365 days ahead.
+    assert not list(times_in(request_examples()))
+
+
+# The names RFC 2606 reserves for documentation that public DNS resolves, to public
+# addresses (their subdomains, such as hooks.example.com, do not resolve).
+PUBLIC_DNS = {"example.com": ["96.7.128.175"], "example.net": ["96.7.128.192"], "example.org": ["96.7.128.198"]}
+
+
+def webhook_urls():
+    for where, example in every_example():
+        if "ebhook" in where:
+            for inner, value in values_in(example):
+                if inner.endswith("/url") or (inner == "" and where.endswith("/url/example")):
+                    yield where + inner, value
+
+
+def test_every_webhook_example_names_a_host_the_url_guard_accepts():
+    urls = list(webhook_urls())
+    assert len(urls) > 5
+    for where, url in urls:
+        try:
+            check_url(url, lambda host: PUBLIC_DNS.get(host, []))
+        except UnsafeURL as refused:
+            raise AssertionError(f"{where}: {url} {refused}") from None
+
+
+def sent_examples():
+    for op in OPERATIONS:
+        for name, value in examples_of(op.body()) if op.body() else [("no body", None)]:
+            if op.body() or any(param["in"] in ("query", "path") and examples_of(param) for param in op.parameters()):
+                yield pytest.param(op, value, id=f"{op.id} {name}")
+
+
+@pytest.mark.parametrize("years_ahead", [0, 60], ids=["now", "in 60 years"])
+@pytest.mark.parametrize(("op", "body"), list(sent_examples()))
+def test_every_request_example_is_accepted_now_and_far_ahead(world, op, body, years_ahead):
+    world.clock.advance(days=365 * years_ahead)
+    path_id = None
+    if op.id in EDITS:
+        pending = world.client.post("/v1/upload", headers=world.auth, json={
+            "caption": "later", "account_ids": [world.ids["accounts"]],
+            "scheduled_at": f"{world.clock.now + dt.timedelta(hours=1):%Y-%m-%dT%H:%M:%SZ}"})
+        assert pending.status_code == 201, pending.text
+        path_id = pending.json()["id"]
+    answer = world.request(op, path_id=path_id, body=None if body is None else world.with_real_ids(body))
+    assert 200 <= answer.status_code < 300, answer.text

@@ -279,6 +279,7 @@ def resolver() -> FakeResolver:
     return FakeResolver(
         {
             "hooks.example.com": [PUBLIC_IP],
+            "example.com": [PUBLIC_IP],  # the spec's examples' webhook host, as public DNS has it
             "dual.example.com": [PUBLIC_IP, "2606:2800:220:1:248:1893:25c8:1946"],
             "internal.example.com": ["10.0.0.7"],
             "rebind.example.com": [PUBLIC_IP, "127.0.0.1"],

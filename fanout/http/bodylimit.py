@@ -1,9 +1,12 @@
 """Request bodies over FANOUT_MAX_BODY_BYTES are 413 `payload_too_large`, never read whole.
 
 A declared Content-Length over the limit is answered at once, before the key is checked
-and before a byte of the body is read. A body without one (chunked) is counted as it
-arrives and refused the moment it passes the limit: whoever reads the body (the JSON
-validator) gets the 413 instead of the next chunk. Applies to every request.
+and before a byte of the body is read. A body without one (chunked) is read here, before
+the operation runs, and refused the moment it passes the limit; one within the limit is
+handed on as it came. Reading it here, not where the operation reads it, is what makes the
+limit hold for an operation that reads no body (a DELETE, a GET): it would otherwise run
+with the body unread and unchecked (tests/http/test_request_limits.py). Applies to every
+request.
 """
 from __future__ import annotations
 
@@ -21,29 +24,45 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
-            refusal = _too_large(self.max_bytes)
-            headers = {"content-type": "application/json", **{k.lower(): v for k, v in refusal.headers.items()}}
-            await send({"type": "http.response.start", "status": refusal.status,
-                        "headers": [(k.encode(), v.encode()) for k, v in headers.items()]})
-            await send({"type": "http.response.body", "body": error_body(refusal)})
+        if declared is not None:
+            if declared > self.max_bytes:
+                await _refuse(send, self.max_bytes)
+                return
+            # The server delivers no more than the declared length.
+            await self.app(scope, receive, send)
             return
-        received = 0
-
-        async def counted_receive():
-            nonlocal received
+        if not _has_header(scope, b"transfer-encoding"):
+            await self.app(scope, receive, send)
+            return
+        read, received = [], 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise _too_large(self.max_bytes)
-            return message
+            read.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away; the app hears it as it would have
+            received += len(message.get("body", b""))
+            if received > self.max_bytes:
+                await _refuse(send, self.max_bytes)
+                return
+            if not message.get("more_body", False):
+                break
 
-        await self.app(scope, counted_receive, send)
+        async def replay():
+            return read.pop(0) if read else await receive()
+
+        await self.app(scope, replay, send)
 
 
-def _too_large(limit: int) -> PayloadTooLarge:
-    return PayloadTooLarge(f"the request body is over {limit} bytes; send less")
+async def _refuse(send, limit: int) -> None:
+    refusal = PayloadTooLarge(f"the request body is over {limit} bytes; send less")
+    headers = {"content-type": "application/json", **{k.lower(): v for k, v in refusal.headers.items()}}
+    await send({"type": "http.response.start", "status": refusal.status,
+                "headers": [(k.encode(), v.encode()) for k, v in headers.items()]})
+    await send({"type": "http.response.body", "body": error_body(refusal)})
+
+
+def _has_header(scope, name: bytes) -> bool:
+    return any(key.lower() == name for key, _ in scope.get("headers", []))
 
 
 def _content_length(scope) -> int | None:

@@ -7,6 +7,7 @@ over real HTTP against a `fanout api` process; the rest in process.
 """
 from __future__ import annotations
 
+import datetime as dt
 import http.client
 import json
 import re
@@ -119,6 +120,42 @@ def test_a_chunked_body_within_the_limit_is_read(server, sandbox_key, rt):
     # Read whole and validated: the URL's host is refused, which only the parsed body can say.
     assert status == 400
     assert "url" in error_of(body)["message"]
+
+
+def chunked(body: bytes, size: int = 64 * 1024) -> list[bytes]:
+    """`body` as chunks of `size` bytes, ended by the last (empty) chunk."""
+    parts = [body[at:at + size] for at in range(0, len(body), size)]
+    return [b"%x\r\n%s\r\n" % (len(part), part) for part in parts] + [b"0\r\n\r\n"]
+
+
+def test_a_chunked_body_over_the_limit_to_an_operation_that_reads_no_body_is_refused_before_it_runs(
+        server, client, auth, account, clock):
+    pending = client.post("/v1/upload", headers=auth, json={
+        "caption": "later", "account_ids": [account["id"]], "scheduled_at": f"{clock.now + dt.timedelta(hours=1):%Y-%m-%dT%H:%M:%SZ}"})
+    assert pending.status_code == 201, pending.text
+    post_id = pending.json()["id"]
+    head = request_head("DELETE", f"/v1/posts/{post_id}", {
+        **auth, "Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    status, _, body = exchange(server.url, head, chunked(b" " * (MIB + 1)))
+    assert status == 413, body
+    assert error_of(body)["code"] == "payload_too_large"
+    # Refused, not run: the post is still there and still pending.
+    after = client.get(f"/v1/posts/{post_id}", headers=auth)
+    assert after.status_code == 200, after.text
+    assert after.json()["status"] == "pending"
+
+
+def test_a_chunked_body_over_the_limit_to_a_read_is_refused(server, sandbox_key):
+    head = request_head("GET", "/v1/accounts", {**bearer(sandbox_key), "Transfer-Encoding": "chunked"})
+    status, _, body = exchange(server.url, head, chunked(b"a" * (MIB + 1)))
+    assert status == 413, body
+    assert error_of(body)["code"] == "payload_too_large"
+
+
+def test_a_chunked_body_within_the_limit_to_an_operation_that_reads_no_body_is_served(server, sandbox_key):
+    head = request_head("GET", "/v1/accounts", {**bearer(sandbox_key), "Transfer-Encoding": "chunked"})
+    status, _, body = exchange(server.url, head, chunked(b"a" * 1000))
+    assert status == 200, body
 
 
 # --- request heads, over HTTP ------------------------------------------------------------

@@ -70,7 +70,10 @@ DATA_RULES = {
       for status, code, word in ((422, "account_not_connected", ""), (422, "unsupported_media_for_platform", ""),
                                  (400, "validation_error", "scheduled_at"),
                                  (400, "validation_error", "which is not in platforms"),
-                                 (400, "validation_error", "which this post does not reach"))),
+                                 (400, "validation_error", "which this post does not reach"),
+                                 # What each reached platform needs (fanout/content.py, empty_problem).
+                                 (400, "validation_error", "no text and no media"),
+                                 (400, "validation_error", "is blank"))),
     ("GET /v1/posts", 400, "validation_error", "cursor"),
     ("GET /v1/webhooks/{id}/deliveries", 400, "validation_error", "cursor"),
     ("GET /v1/events", 400, "validation_error", "cursor"),

@@ -14,6 +14,7 @@ from starlette.responses import FileResponse, Response
 
 from ..problems import NotFound
 from . import accounts, events, keys, overview, posts, signin, webhooks
+from .origin import own_pages_only
 from .render import HEADERS, STATIC
 
 # The files of static/ that pages load; nothing else of the package is served.
@@ -30,7 +31,7 @@ async def static(request: Request) -> Response:
 
 
 # (path, endpoint, methods), in the order they are matched.
-ROUTES = [
+_ROUTES = [
     *signin.ROUTES,
     *overview.ROUTES,
     *posts.ROUTES,
@@ -40,3 +41,8 @@ ROUTES = [
     *events.ROUTES,
     ("/dashboard/static/{name}", static, ("GET",)),
 ]
+
+# Every POST, whatever page it belongs to, is refused unless a dashboard page sent it
+# (origin.py): one place, so a new form cannot forget it.
+ROUTES = [(path, own_pages_only(endpoint) if "POST" in methods else endpoint, methods)
+          for path, endpoint, methods in _ROUTES]

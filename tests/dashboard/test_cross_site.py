@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from pathlib import Path
 
 import pytest
 
 from fanout.models import ApiKey, DashboardSession, db
 
 from ..conftest import free_port
+from ..test_pages_in_a_browser import keep
 from ..threads_world import serve_app
 from .conftest import CSRF, make_link, token_of
-
-SHOTS = Path("/work/wt/dash-shots")
 
 
 @pytest.fixture
@@ -51,17 +49,12 @@ def attack(page, at: str, action: str, fields: dict) -> None:
     page.goto(at)
 
 
-def shoot(page, name: str) -> None:
-    if SHOTS.is_dir():
-        page.screenshot(path=SHOTS / name, full_page=True)
-
-
 def test_a_page_of_another_site_cannot_sign_a_visitor_in_to_its_authors_workspace(page, live, rt, workspace):
     # The author's own link, which the author can always get
     token = token_of(make_link(rt, workspace.id))
     attack(page, "http://attacker.test/", f"{live}/dashboard/sign-in", {"token": token})
     expect(page.locator("h1")).to_have_text("Not sent from the dashboard")
-    shoot(page, "cross-site-sign-in.png")
+    keep(page, "cross-site-sign-in.png")
     assert not [c for c in page.context.cookies() if c["name"] == "fanout_dashboard"]
     with db.connection_context():
         assert DashboardSession.select().count() == 0

@@ -30,6 +30,12 @@ async def static(request: Request) -> Response:
                         headers={**HEADERS, "Cache-Control": "no-cache"})
 
 
+async def favicon(request: Request) -> Response:
+    """`/favicon.ico`, which browsers ask for on every page of the server (and every page links)."""
+    return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon",
+                        headers={**HEADERS, "Cache-Control": "public, max-age=86400"})
+
+
 # (path, endpoint, methods), in the order they are matched.
 _ROUTES = [
     *signin.ROUTES,
@@ -40,6 +46,7 @@ _ROUTES = [
     *webhooks.ROUTES,
     *events.ROUTES,
     ("/dashboard/static/{name}", static, ("GET",)),
+    ("/favicon.ico", favicon, ("GET",)),
 ]
 
 # Every POST, whatever page it belongs to, is refused unless a dashboard page sent it

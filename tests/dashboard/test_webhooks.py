@@ -343,3 +343,14 @@ def test_the_events_page_pages_with_the_apis_cursor(dashboard, client, auth, rt,
     older = html.unescape(re.search(r'<a rel="next" href="([^"]+)"', first).group(1))
     second = dashboard.get(older).text
     assert re.findall(r"<code>(evt_[0-9A-Z]+)</code>", second) == api[2:4]
+
+
+def test_a_disconnect_event_shows_the_account_as_disconnected_not_active(dashboard, client, auth):
+    account = connect_sandbox_account(client, auth, "x")
+    assert client.delete(f"/v1/accounts/{account['id']}", headers=auth).status_code == 204
+    page = dashboard.get("/dashboard/events").text
+    rows = {re.search(r"<code>(account\.[a-z]+)</code>", row).group(1): row
+            for row in re.findall(r"<tr>.*?</tr>", page, re.S) if "<code>account." in row}
+    assert '<span class="badge active">active</span>' in rows["account.connected"]
+    assert '<span class="badge disconnected">disconnected</span>' in rows["account.disconnected"]
+    assert "active" not in rows["account.disconnected"]

@@ -402,7 +402,8 @@ def cmd_dashboard_revoke(args, settings):
     with db.connection_context():
         sessions, links = revoke(args.workspace_id)
     value = {"workspace_id": args.workspace_id, "sessions_ended": sessions, "links_voided": links}
-    return value, f"ended {sessions} dashboard session(s) and voided {links} unused sign-in link(s) of {args.workspace_id}"
+    return value, (f"ended {sessions} dashboard session{'' if sessions == 1 else 's'} and voided {links} unused "
+                   f"sign-in link{'' if links == 1 else 's'} of {args.workspace_id}")
 
 
 # --- parsing -----------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_past_the_plans_key_cap_the_page_shows_the_apis_refusal(client, rt, free
     sign_in(client, rt, workspace.id)
     page = send(client, "/dashboard/keys", {"name": "second", "mode": "sandbox"})
     assert page.status_code == 403
-    assert alert(page) == ("Refused: the FREE plan allows 1 active API key(s); revoke one or upgrade the plan "
+    assert alert(page) == ("Refused: the FREE plan allows 1 active API key; revoke one or upgrade the plan "
                            "plan_limit_exceeded")
     assert 'value="second"' in page.text  # the form keeps what was typed
     with db.connection_context():

@@ -17,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 from . import __version__
 from .ops import metrics_dir
+from .ops.announced import announce, announced
 from .ops.supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
 from .plans import PLANS
 from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
@@ -82,13 +83,15 @@ def _require_current_schema(settings: Settings) -> None:
 
 
 def _settings_for_listener(settings: Settings, host: str, port: int) -> Settings:
-    """Without FANOUT_BASE_URL, links point at the address the server listens on."""
-    if "FANOUT_BASE_URL" in os.environ:
-        return settings
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    base = f"http://{shown}:{port}"
-    os.environ["FANOUT_BASE_URL"] = base  # for child processes
-    return settings.with_base_url(base, os.environ.get("FANOUT_CONNECT_URL"))
+    """Without FANOUT_BASE_URL, links point at the address the server listens on; either
+    way the data folder is told, for `dashboard-link` (fanout/ops/announced.py)."""
+    if "FANOUT_BASE_URL" not in os.environ:
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        base = f"http://{shown}:{port}"
+        os.environ["FANOUT_BASE_URL"] = base  # for child processes
+        settings = settings.with_base_url(base, os.environ.get("FANOUT_CONNECT_URL"))
+    announce(settings.data_dir, settings.base_url)
+    return settings
 
 
 def cmd_migrate(args, settings):
@@ -362,14 +365,31 @@ def cmd_key_revoke(args, settings):
     return _key_view(key), f"revoked {key.id}"
 
 
+def _dashboard_base_url(settings: Settings) -> str:
+    """FANOUT_BASE_URL, else the URL the data folder's server announced as it started."""
+    if "FANOUT_BASE_URL" in os.environ:
+        return settings.base_url
+    base = announced(settings.data_dir)
+    if base is None:
+        raise InvalidSetting(
+            f"no server has started with the data folder {settings.data_dir}, so the link's address is unknown: "
+            "set FANOUT_BASE_URL to the address people open the server at (e.g. https://fanout.example.org), "
+            "or start `fanout serve` first"
+        )
+    return base
+
+
 def cmd_dashboard_link(args, settings):
-    from .models import db
+    from .models import Workspace, db
     from .models.dashboard import new_link
 
     rt = _boot(settings)
     with db.connection_context():
+        if Workspace.get_or_none(Workspace.id == args.workspace_id) is None:
+            raise NotFound(f"no workspace {args.workspace_id}")
+        base_url = _dashboard_base_url(settings)
         token, expires_at = new_link(rt, args.workspace_id)
-    url = f"{settings.base_url}/dashboard/sign-in?{urlencode({'token': token})}"
+    url = f"{base_url}/dashboard/sign-in?{urlencode({'token': token})}"
     value = {"url": url, "workspace_id": args.workspace_id, "expires_at": isoformat(expires_at)}
     return value, f"{url}\nOpen it in a browser before {isoformat(expires_at)} (15 minutes); it signs in once."
 
@@ -382,7 +402,8 @@ def cmd_dashboard_revoke(args, settings):
     with db.connection_context():
         sessions, links = revoke(args.workspace_id)
     value = {"workspace_id": args.workspace_id, "sessions_ended": sessions, "links_voided": links}
-    return value, f"ended {sessions} dashboard session(s) and voided {links} unused sign-in link(s) of {args.workspace_id}"
+    return value, (f"ended {sessions} dashboard session{'' if sessions == 1 else 's'} and voided {links} unused "
+                   f"sign-in link{'' if links == 1 else 's'} of {args.workspace_id}")
 
 
 # --- parsing -----------------------------------------------------------------------------

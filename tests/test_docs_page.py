@@ -43,6 +43,22 @@ def test_the_index_page_links_the_docs_and_the_spec(client):
     assert 'href="/docs"' in page.text and 'href="/v1/openapi.json"' in page.text
 
 
+def test_the_index_page_links_the_dashboard(client):
+    assert 'href="/dashboard"' in client.get("/").text
+
+
+def test_a_favicon_is_served_and_every_page_links_it(client):
+    import io
+
+    from PIL import Image
+
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
+    assert Image.open(io.BytesIO(icon.content)).format == "ICO"
+    for path in ("/", "/dashboard/sign-in"):
+        assert '<link rel="icon" href="/favicon.ico">' in client.get(path).text, path
+
+
 @pytest.mark.slow
 def test_docs_renders_every_operation_in_a_browser(servers, page):
     server = servers("api")

@@ -4,6 +4,8 @@ connect flow's pages as the end user meets them, and the sandbox post page with 
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 
 import pytest
 import requests
@@ -15,6 +17,12 @@ from .threads_world import (  # noqa: F401 (fixtures)
 )
 
 MEDIA_HOST = "https://cdn.example.com"  # answered by the test inside the browser: nothing connects
+
+
+def keep(page, name: str) -> None:
+    """A screenshot for a reviewer, in the folder DASHBOARD_SCREENSHOTS names, if it does."""
+    if os.environ.get("DASHBOARD_SCREENSHOTS"):
+        page.screenshot(path=Path(os.environ["DASHBOARD_SCREENSHOTS"]) / name, full_page=True)
 
 
 def heading(page) -> str:
@@ -114,3 +122,14 @@ def test_loopback_is_127_0_0_0_8_and_ipv6_one_by_address():
     assert is_loopback_url("http://[::1]:9000/")
     assert not is_loopback_url("http://localhost/") and not is_loopback_url("https://cdn.example.com/a.jpg")
     assert not is_loopback_url("http://fanout.invalid/") and not is_loopback_url("data:,x")
+
+
+def test_the_bluesky_app_password_box_looks_like_the_identifier_box(page, live, live_key):
+    page.goto(connect_link(live, bearer(live_key), "bluesky"))
+    assert heading(page) == "Connect your Bluesky account"
+    password = page.locator("input[type=password]")
+    identifier = page.locator("input[type=text]")
+    look = "e => [getComputedStyle(e).width, getComputedStyle(e).border, getComputedStyle(e).padding]"
+    assert password.evaluate(look) == identifier.evaluate(look)
+    assert password.bounding_box()["width"] > 300  # the card's width, not the browser's 180 px default
+    keep(page, "bluesky-connect.png")

@@ -14,6 +14,7 @@ from starlette.responses import FileResponse, Response
 
 from ..problems import NotFound
 from . import accounts, events, keys, overview, posts, signin, webhooks
+from .origin import own_pages_only
 from .render import HEADERS, STATIC
 
 # The files of static/ that pages load; nothing else of the package is served.
@@ -29,8 +30,14 @@ async def static(request: Request) -> Response:
                         headers={**HEADERS, "Cache-Control": "no-cache"})
 
 
+async def favicon(request: Request) -> Response:
+    """`/favicon.ico`, which browsers ask for on every page of the server (and every page links)."""
+    return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon",
+                        headers={**HEADERS, "Cache-Control": "public, max-age=86400"})
+
+
 # (path, endpoint, methods), in the order they are matched.
-ROUTES = [
+_ROUTES = [
     *signin.ROUTES,
     *overview.ROUTES,
     *posts.ROUTES,
@@ -39,4 +46,10 @@ ROUTES = [
     *webhooks.ROUTES,
     *events.ROUTES,
     ("/dashboard/static/{name}", static, ("GET",)),
+    ("/favicon.ico", favicon, ("GET",)),
 ]
+
+# Every POST, whatever page it belongs to, is refused unless a dashboard page sent it
+# (origin.py): one place, so a new form cannot forget it.
+ROUTES = [(path, own_pages_only(endpoint) if "POST" in methods else endpoint, methods)
+          for path, endpoint, methods in _ROUTES]

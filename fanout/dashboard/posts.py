@@ -68,6 +68,16 @@ def posts(visit: Visit) -> Response:
                       notice=NOTICES.get(visit.query("done") or ""))
 
 
+def caption_caps(platforms) -> str:
+    """Each platform's caption cap, as the New post form's hint lists them: the platforms
+    of the registry (fanout/platforms/rules.py), lowest cap first, those of one cap together."""
+    by_cap: dict[int, list[str]] = {}
+    for platform in sorted(platforms.values(), key=lambda p: p.rules.caption_limit):
+        by_cap.setdefault(platform.rules.caption_limit, []).append(platform.title)
+    groups = [f"{' and '.join(titles)} {cap:,}" for cap, titles in by_cap.items()]
+    return ", ".join(groups) + "; each counts characters its own way"
+
+
 def _form_page(visit: Visit, status: int = 200, error: Problem | None = None, form: dict | None = None) -> Response:
     terms = contract(visit.rt.settings.insecure_urls)
     form = form or {"caption": "", "account_ids": [], "media": [], "simulate_error": "", "scheduled_at": "",
@@ -76,7 +86,7 @@ def _form_page(visit: Visit, status: int = 200, error: Problem | None = None, fo
     return visit.page("post_new.html", "posts", status, error=error, form=form, media=media,
                       accounts=list_accounts(visit.workspace_id, status="active"),
                       media_types=terms.enum("MediaType"), simulated_errors=terms.enum("SimulatedError"),
-                      scheduling=terms.scheduling)
+                      scheduling=terms.scheduling, caption_caps=caption_caps(visit.rt.platforms))
 
 
 @page
@@ -118,6 +128,10 @@ def create(visit: Visit) -> Response:
     terms = contract(visit.rt.settings.insecure_urls)
     key = form["idempotency_key"] if IDEMPOTENCY_KEY.fullmatch(form["idempotency_key"]) else None
     try:
+        if not form["account_ids"]:
+            # The form's own words: the upload's would name fields (account_ids, platforms)
+            # that a person using the form never sees.
+            raise InvalidRequest("Choose at least one account to post to.")
         body = body_of(visit, form)
         terms.upload.check(body)
         answer = upload(visit.rt, visit.workspace_id, SESSION_MODE, body, key)

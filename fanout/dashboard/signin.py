@@ -8,6 +8,12 @@ links to preview them, and would otherwise use up the link before its owner coul
 The session's cookie: `HttpOnly`, `SameSite=Lax`, `Secure` when FANOUT_BASE_URL is https,
 for /dashboard only, 12 hours. Signing out ends the session on the server, so the cookie
 is worth nothing afterwards even where a copy of it was kept.
+
+Each client address may try ATTEMPTS links a minute (opening one or posting one), counted
+by the API's limiter (fanout/ratelimit.py, on the runtime's clock); more are answered 429
+with `Retry-After` and not looked up. A link is 128 random bits, so this does not make it
+safe, but nobody gets to guess at the speed of the server; a person with a link spends two
+attempts and is never slowed. Every POST must come from a dashboard page (origin.py).
 """
 from __future__ import annotations
 
@@ -28,10 +34,24 @@ LINK_PROBLEMS = {
     "used": (410, "This sign-in link was already used", f"Each link signs in once. {HOW}"),
 }
 NOTICES = {"signed_out": "You are signed out."}
+ATTEMPTS = 20  # sign-in links a client address may open or post per minute
 
 
 def _plain(template: str, status: int = 200, **context) -> Response:
     return html(template, status, **context)
+
+
+def _too_many(rt, request: Request) -> Response | None:
+    """The 429 page once this address tried ATTEMPTS links in the last minute, else None
+    (the attempt counted). Like the API's limits it fails open while its store is down."""
+    address = request.client.host if request.client else ""
+    decision = rt.throttle.check(f"sign-in:{address}", ATTEMPTS)
+    if decision is None or decision.allowed:
+        return None
+    return html("message.html", 429, headers={"Retry-After": str(decision.retry_after)},
+                title="Too many sign-in attempts",
+                text=f"This address tried {ATTEMPTS} sign-in links within a minute. "
+                     f"Try again in {decision.retry_after} s. {HOW}")
 
 
 def _link_problem(reason: str) -> Response:
@@ -50,6 +70,9 @@ async def show(request: Request) -> Response:
                 if session_of(rt, request.cookies.get(COOKIE)) is not None:
                     return see_other("/dashboard")
                 return _plain("sign_in.html", notice=NOTICES.get(request.query_params.get("done", "")))
+            refused = _too_many(rt, request)
+            if refused is not None:
+                return refused
             if not token or len(token) > 100:
                 return _link_problem("unknown")
             try:
@@ -63,18 +86,22 @@ async def show(request: Request) -> Response:
 
 async def confirm(request: Request) -> Response:
     """`POST /dashboard/sign-in`: the link's token spent, a session started. The link is the
-    form's only authority: a page elsewhere cannot know one."""
+    form's only authority; a page elsewhere may know one (its author's own), which is why
+    only the dashboard's own pages may send this form (origin.py)."""
     rt = runtime.current()
     try:
         form = await read_form(request)
     except Refused as e:
         return _plain("message.html", e.status, title=e.title, text=e.message)
     token, previous = form.get("token"), request.cookies.get(COOKIE)
-    if not token or len(token) > 100:
-        return _link_problem("unknown")
 
     def run() -> Response:
         with db.connection_context():
+            refused = _too_many(rt, request)
+            if refused is not None:
+                return refused
+            if not token or len(token) > 100:
+                return _link_problem("unknown")
             try:
                 session_token, _ = sign_in(rt, token)
             except LinkUnusable as e:

@@ -4,8 +4,9 @@ its CSRF token, the database connection, and the answer to a Problem.
 A page is a plain function of a `Visit` (the signed-in request), decorated with `page`:
 
 - no session (no cookie, or one that names no live session): 303 to /dashboard/sign-in;
-- a POST: its form read (url-encoded, at most MAX_FORM_BYTES), and refused with 403 unless
-  it carries the session's CSRF token (fanout/models/dashboard.py `csrf_token`);
+- a POST (which `origin` has already refused unless a page of the dashboard sent it): its
+  form read (url-encoded, at most MAX_FORM_BYTES), and refused with 403 unless it carries
+  the session's CSRF token (fanout/models/dashboard.py `csrf_token`);
 - the function runs with a database connection, where `on_the_stores` puts API handlers
   (on the event loop for the embedded default), or always in the thread pool when it
   waits on the network (`page(network=True)`: a webhook URL's host is resolved);

@@ -8,10 +8,11 @@ Registering and editing check the body with the API's schema (`POST /v1/webhooks
 
 Actions on one registration (`ACTIONS`) are buttons on its page, each posted to
 `/dashboard/webhooks/{id}/actions/{name}` with the session's CSRF token, each running what
-the API's operation runs: a test ping (fanout/tasks/webhooks.py `ping`, its outcome shown
-on the page) and secret rotation (the new secret shown once, with the end of the previous
-one's overlap). An action that `asks` first is a link to a page that says what it does
-(`webhook_<name>.html`), whose form posts it.
+the API's operation runs: a test ping (fanout/tasks/webhooks.py `ping`) and secret
+rotation. Each answers 303 to the registration's page, which shows the ping's outcome, or
+the new secret with the end of the previous one's overlap, once (`flash`): a reload shows
+the page, and sends nothing again. An action that `asks` first is a link to a page that
+says what it does (`webhook_<name>.html`), whose form posts it.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ..plans import WEBHOOKS_PER_WORKSPACE
 from ..problems import InvalidRequest, NotFound, Problem
 from ..tasks.webhooks import ping
 from ..views import delivery_view, new_webhook_view, ping_view, webhook_view
+from . import flash
 from .contract import contract
 from .web import Visit, page, see_other
 
@@ -100,7 +102,15 @@ def _webhook_page(visit: Visit, registration, status: int = 200, **context) -> R
 
 @page
 def webhook(visit: Visit) -> Response:
-    return _webhook_page(visit, _own(visit))
+    """The registration's page; once after an action, with what the action did (`flash`)."""
+    registration = _own(visit)
+    shown = flash.take(visit)
+    context = {}
+    if "pinged" in shown:
+        context["pinged"] = shown["pinged"]
+    if "secret" in shown:
+        context["rotated"] = new_webhook_view(registration, shown["secret"])
+    return flash.dropped(_webhook_page(visit, registration, **context), visit)
 
 
 def _edit_page(visit: Visit, registration, status: int = 200, error: Problem | None = None,
@@ -159,15 +169,15 @@ def delete(visit: Visit) -> Response:
 
 
 def _test(visit: Visit, webhook_id: str) -> Response:
-    """`POST /v1/webhooks/{id}/test`: a `webhook.test` ping sent now; the page says what the
-    endpoint did with it (its status or the error, and how long it took)."""
+    """`POST /v1/webhooks/{id}/test`: a `webhook.test` ping sent now; the registration's
+    page then says what the endpoint did with it (its status or the error, and how long)."""
     pinged = ping_view(ping(visit.rt, visit.workspace_id, webhook_id))
-    return _webhook_page(visit, registrations.get_webhook(visit.workspace_id, webhook_id), pinged=pinged)
+    return flash.redirect_with(visit, f"{PAGE}/{webhook_id}", pinged=pinged)
 
 
 def _rotate(visit: Visit, webhook_id: str) -> Response:
-    """`POST /v1/webhooks/{id}/rotate-secret`: the new secret, shown once on the page
-    answered, with when the previous one stops signing."""
+    """`POST /v1/webhooks/{id}/rotate-secret`: the new secret, shown once on the
+    registration's page, with when the previous one stops signing."""
     body = {}
     chosen = visit.form.get("expire_after_seconds")
     if chosen:
@@ -177,7 +187,7 @@ def _rotate(visit: Visit, webhook_id: str) -> Response:
     contract(visit.rt.settings.insecure_urls).rotation.check(body)
     registration, secret = registrations.rotate_secret(
         visit.rt, visit.workspace_id, webhook_id, body.get("expire_after_seconds", registrations.DEFAULT_OVERLAP))
-    return _webhook_page(visit, registration, rotated=new_webhook_view(registration, secret))
+    return flash.redirect_with(visit, f"{PAGE}/{registration.id}", secret=secret)
 
 
 ACTIONS: dict[str, Action] = {

@@ -24,7 +24,6 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 STATIC = {
     "swagger-ui.css": "text/css",
     "swagger-ui-bundle.js": "text/javascript",
-    "favicon-32x32.png": "image/png",
 }
 DOC_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -38,7 +37,7 @@ DOCS_HTML = """<!doctype html>
 <html lang=en><head><meta charset=utf-8>
 <title>Fanout API · Docs</title>
 <link rel=stylesheet href="/docs/static/swagger-ui.css">
-<link rel=icon type=image/png href="/docs/static/favicon-32x32.png">
+<link rel=icon href="/favicon.ico">
 </head><body><div id=swagger-ui></div>
 <script src="/docs/static/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
@@ -58,6 +57,7 @@ DOCS_INIT = """window.ui = SwaggerUIBundle({
 
 def index_html(title: str) -> str:
     links = [
+        ("/dashboard", "Workspace dashboard"),
         ("/docs", "Interactive API docs"),
         ("/v1/openapi.json", "OpenAPI document (JSON)"),
         ("/v1/openapi.yaml", "OpenAPI document (YAML)"),
@@ -68,6 +68,7 @@ def index_html(title: str) -> str:
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         f"<title>{html.escape(title)}</title>"
+        '<link rel="icon" href="/favicon.ico">'
         "<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#222}</style>"
         f"</head><body><h1>{html.escape(title)}</h1>"
         "<p>A social publishing API. Every <code>/v1</code> request needs "
@@ -109,7 +110,7 @@ def routes(spec: dict, base_url: str) -> list:
                             headers={**DOC_HEADERS, "Cache-Control": "public, max-age=86400"})
 
     async def home(request):
-        return HTMLResponse(index, headers={**DOC_HEADERS, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
+        return HTMLResponse(index, headers={**DOC_HEADERS, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'"})
 
     return [
         ("/v1/openapi.json", openapi_json),

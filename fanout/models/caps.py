@@ -87,7 +87,7 @@ def check_connect(workspace: Workspace, platform: str, sandbox: bool) -> None:
     if count_accounts(workspace.id) < limit or holds_account_on(workspace.id, platform, sandbox):
         return
     raise PlanLimitExceeded(
-        f"the {workspace.plan} plan allows {limit} connected accounts and this workspace holds no "
+        f"the {workspace.plan} plan allows {limit} connected account{'' if limit == 1 else 's'} and this workspace holds no "
         f"{'sandbox' if sandbox else 'live'} {platform} account to reconnect; disconnect one or upgrade the plan"
     )
 
@@ -97,7 +97,8 @@ def check_api_keys(workspace: Workspace) -> None:
     limit = workspace.limits.keys
     if count_active_keys(workspace.id) >= limit:
         raise PlanLimitExceeded(
-            f"the {workspace.plan} plan allows {limit} active API key(s); revoke one or upgrade the plan"
+            f"the {workspace.plan} plan allows {limit} active API key{'' if limit == 1 else 's'}; "
+            "revoke one or upgrade the plan"
         )
 
 

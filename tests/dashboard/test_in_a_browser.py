@@ -90,7 +90,7 @@ def test_a_person_runs_a_workspace_from_the_dashboard(page, live, rt, clock, stu
     page.get_by_label("Name").fill("second")
     page.get_by_role("button", name="Create key").click()
     expect(page.get_by_role("alert")).to_contain_text(
-        "the FREE plan allows 1 active API key(s); revoke one or upgrade the plan")
+        "the FREE plan allows 1 active API key; revoke one or upgrade the plan")
 
     # Connects a sandbox X account, and comes back to the page
     go(page, "Accounts")

@@ -14,8 +14,8 @@ from fanout.models import Account, ApiKey, DashboardSession, Delivery, Event, Po
 from ..conftest import bearer, connect_sandbox_account, make_key, run_queue
 from .conftest import csrf_of, sign_in
 
-# Pages a visitor needs no session for: signing in, and the stylesheet and script.
-OPEN = {"/dashboard/sign-in", "/dashboard/static/{name}"}
+# Pages a visitor needs no session for: signing in, the stylesheet and script, the icon.
+OPEN = {"/dashboard/sign-in", "/dashboard/static/{name}", "/favicon.ico"}
 PROTECTED = [(path, method) for path, _, methods in ROUTES if path not in OPEN for method in methods]
 # A path parameter's id prefix.
 PREFIXES = {"/dashboard/keys/": "key", "/dashboard/accounts/": "acc", "/dashboard/posts/": "post",
@@ -113,6 +113,25 @@ def test_every_form_without_the_sessions_csrf_token_is_refused_and_changes_nothi
     answer = dashboard.post(filled(path, mine), data=form, follow_redirects=False)
     assert answer.status_code == 403, answer.text
     assert "This form has expired" in answer.text and "nothing was done" in answer.text
+    assert counts() == before
+
+
+@pytest.mark.parametrize("headers", [{"Origin": "https://elsewhere.example"}, {"Sec-Fetch-Site": "cross-site"},
+                                     {"Origin": "null", "Sec-Fetch-Site": "same-site"}],
+                         ids=["origin", "cross-site", "same-site"])
+@pytest.mark.parametrize("path, method", POSTS)
+def test_every_form_sent_from_elsewhere_is_refused_with_its_csrf_token_and_changes_nothing(
+        dashboard, path, method, headers, workspace):
+    from .conftest import csrf_of
+
+    mine = {"key": make_key_id(dashboard, workspace), "acc": connect_sandbox_account_by_dashboard(dashboard),
+            "post": "post_00000000000000000000000000", "wh": "wh_00000000000000000000000000"}
+    before = counts()
+    form = {"csrf": csrf_of(dashboard), "name": "k", "mode": "sandbox", "platform": "x", "caption": "hi",
+            "account_id": mine["acc"], "url": "https://hooks.example.com/x", "event": "post.completed"}
+    answer = dashboard.post(filled(path, mine), data=form, headers=headers, follow_redirects=False)
+    assert answer.status_code == 403, answer.text
+    assert "<h1>Not sent from the dashboard</h1>" in answer.text and "Nothing was done" in answer.text
     assert counts() == before
 
 

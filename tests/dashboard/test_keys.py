@@ -31,7 +31,7 @@ def test_past_the_plans_key_cap_the_page_shows_the_apis_refusal(client, rt, free
     sign_in(client, rt, workspace.id)
     page = send(client, "/dashboard/keys", {"name": "second", "mode": "sandbox"})
     assert page.status_code == 403
-    assert alert(page) == ("Refused: the FREE plan allows 1 active API key(s); revoke one or upgrade the plan "
+    assert alert(page) == ("Refused: the FREE plan allows 1 active API key; revoke one or upgrade the plan "
                            "plan_limit_exceeded")
     assert 'value="second"' in page.text  # the form keeps what was typed
     with db.connection_context():
@@ -70,3 +70,9 @@ def test_the_list_shows_when_a_key_was_last_used_to_the_minute(dashboard, client
     with db.connection_context():
         assert ApiKey.get().last_used_at == clock.now
     assert '<time datetime="2026-11-22T10:01:00Z">2026-11-22 10:01 UTC</time>' in dashboard.get("/dashboard/keys").text
+
+
+def test_the_key_count_reads_in_the_singular_on_a_plan_of_one_key(client, rt, free):
+    workspace, _ = free  # FREE: one active key, which it holds
+    sign_in(client, rt, workspace.id)
+    assert "1 of 1 active key on the FREE plan." in client.get("/dashboard/keys").text

@@ -88,8 +88,23 @@ def refused_alike(dashboard, client, headers: dict, form: dict, body: dict) -> N
     assert alert(page) == f"Refused: {message} {code}"
 
 
-def test_a_post_to_no_account_is_refused_as_the_api_refuses_it(dashboard, client, auth, x):
-    refused_alike(dashboard, client, auth, form_of([]), {"caption": "Hello from the dashboard"})
+def test_a_post_with_no_account_ticked_asks_to_choose_one_in_the_forms_words(dashboard, x):
+    page = create(dashboard, form_of([]))
+    assert page.status_code == 400
+    assert alert(page) == "Refused: Choose at least one account to post to. validation_error"
+    with db.connection_context():
+        assert Post.select().count() == 0
+
+
+def test_the_caption_hint_names_every_registered_platforms_cap(dashboard, rt):
+    page = dashboard.get("/dashboard/posts/new").text
+    hint = html.unescape(re.search(r'id="caption-hint">(.*?)</span>', page, re.S).group(1))
+    caps = re.search(r"\((.*)\)", hint).group(1).split("; ")[0]
+    shown = {}
+    for group in caps.split(", "):
+        titles, cap = group.rsplit(" ", 1)
+        shown.update({title: cap for title in titles.split(" and ")})
+    assert shown == {p.title: f"{p.rules.caption_limit:,}" for p in rt.platforms.values()}
 
 
 def test_a_text_post_to_instagram_is_refused_as_the_api_refuses_it(dashboard, client, auth):

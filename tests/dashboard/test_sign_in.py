@@ -163,3 +163,18 @@ def test_the_readmes_sign_in_block_prints_what_it_says(cli, workspace):
     cli.env["FANOUT_BASE_URL"] = "http://127.0.0.1:8000"
     printed = cli("dashboard-link", workspace.id).stdout.splitlines()
     assert len(printed) == len(expected) and all(matches(e, line) for e, line in zip(expected, printed)), printed
+
+
+def test_the_command_prints_the_link_on_the_address_the_data_folders_server_announced(cli, servers, workspace):
+    assert "FANOUT_BASE_URL" not in cli.env
+    server = servers("serve")  # on a free port, not 8000
+    shown = cli.json("dashboard-link", workspace.id)
+    assert shown["url"].startswith(f"{server.url}/dashboard/sign-in?token=")
+
+
+def test_without_a_server_or_fanout_base_url_the_command_says_fanout_base_url_must_be_set(cli, workspace):
+    failed = cli("dashboard-link", workspace.id, check=False)
+    assert failed.returncode == 1
+    assert "set FANOUT_BASE_URL" in failed.stderr and "fanout serve" in failed.stderr
+    with db.connection_context():
+        assert DashboardLink.select().count() == 0  # no link made that nobody could open

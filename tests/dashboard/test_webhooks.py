@@ -19,6 +19,12 @@ from .conftest import alert, send
 SECRET = re.compile(r'id="new-secret" value="(whsec_[^"]+)"')
 
 
+def then(dashboard, answer):
+    """The page a form's 303 sends the browser to, as the browser asks for it."""
+    assert answer.status_code == 303, answer.text
+    return dashboard.get(answer.headers["location"], follow_redirects=False)
+
+
 def register(dashboard, url: str, events=("post.completed", "post.failed")):
     return send(dashboard, "/dashboard/webhooks", {"url": url, "event": list(events)})
 
@@ -191,7 +197,7 @@ def test_a_test_ping_shows_the_endpoints_status_and_how_long_it_took(dashboard, 
     receiver.expect_request("/hook").respond_with_data("", status=204)
     register(dashboard, receiver.url_for("/hook"))
     webhook_id = webhook_id_of(receiver.url_for("/hook"))
-    page = send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/test")
+    page = then(dashboard, send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/test"))
     assert page.status_code == 200
     [request] = [r for r, _ in receiver.log]
     assert '"event":"webhook.test"' in request.get_data(as_text=True)
@@ -203,7 +209,7 @@ def test_a_test_ping_shows_the_endpoints_status_and_how_long_it_took(dashboard, 
 def test_a_test_ping_to_an_endpoint_that_does_not_answer_shows_the_error(dashboard, receiver):
     url = f"http://127.0.0.1:{free_port()}/nobody"
     register(dashboard, url)
-    page = send(dashboard, f"/dashboard/webhooks/{webhook_id_of(url)}/actions/test")
+    page = then(dashboard, send(dashboard, f"/dashboard/webhooks/{webhook_id_of(url)}/actions/test"))
     assert re.search(r"Test ping failed:</strong>\s*<code>connect</code>\s*in \d+ ms", page.text)
 
 
@@ -212,7 +218,8 @@ def test_rotation_asks_first_then_shows_the_new_secret_once_with_the_overlaps_en
     webhook_id = webhook_id_of("https://hooks.example.com/fanout")
     asked = dashboard.get(f"/dashboard/webhooks/{webhook_id}/actions/rotate-secret").text
     assert "<h1>Rotate the signing secret?</h1>" in asked and '<option value="86400" selected>' in asked
-    page = send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/rotate-secret", {"expire_after_seconds": "3600"})
+    page = then(dashboard, send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/rotate-secret",
+                                {"expire_after_seconds": "3600"}))
     assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
     secret = SECRET.search(page.text).group(1)
     with db.connection_context():
@@ -221,6 +228,48 @@ def test_rotation_asks_first_then_shows_the_new_secret_once_with_the_overlaps_en
     assert client.get(f"/v1/webhooks/{webhook_id}", headers=auth).json()["previous_secret_expires_at"] == (
         "2026-11-22T11:00:00.000Z")
     assert secret not in dashboard.get(f"/dashboard/webhooks/{webhook_id}").text
+
+
+@pytest.mark.parametrize("insecure_urls", [True])
+def test_a_test_ping_answers_303_to_the_registrations_page_and_a_reload_sends_no_other(dashboard, receiver):
+    receiver.expect_request("/hook").respond_with_data("", status=204)
+    register(dashboard, receiver.url_for("/hook"))
+    webhook_id = webhook_id_of(receiver.url_for("/hook"))
+    answer = send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/test")
+    assert answer.status_code == 303
+    assert answer.headers["location"] == f"/dashboard/webhooks/{webhook_id}"
+    assert "Test ping answered" in then(dashboard, answer).text
+    reloaded = dashboard.get(f"/dashboard/webhooks/{webhook_id}")
+    assert "Test ping" not in reloaded.text.replace("Send a test ping", "")  # shown once
+    assert len(receiver.log) == 1
+
+
+def test_a_rotation_answers_303_and_a_reload_neither_rotates_again_nor_shows_the_secret(dashboard, rt):
+    register(dashboard, "https://hooks.example.com/fanout")
+    webhook_id = webhook_id_of("https://hooks.example.com/fanout")
+    answer = send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/rotate-secret", {"expire_after_seconds": "0"})
+    assert answer.status_code == 303 and answer.headers["location"] == f"/dashboard/webhooks/{webhook_id}"
+    assert "whsec_" not in answer.headers["location"] + answer.text
+    with db.connection_context():
+        rotated = Webhook.get_by_id(webhook_id).secret
+    secret = SECRET.search(then(dashboard, answer).text).group(1)
+    assert rt.keyring.decrypt(rotated) == secret
+    reloaded = dashboard.get(f"/dashboard/webhooks/{webhook_id}").text
+    assert secret not in reloaded and "Secret rotated" not in reloaded
+    with db.connection_context():
+        assert Webhook.get_by_id(webhook_id).secret == rotated
+
+
+def test_an_actions_result_is_shown_to_its_own_session_only(dashboard, client, rt, workspace):
+    register(dashboard, "https://hooks.example.com/fanout")
+    webhook_id = webhook_id_of("https://hooks.example.com/fanout")
+    answer = send(dashboard, f"/dashboard/webhooks/{webhook_id}/actions/rotate-secret", {"expire_after_seconds": "0"})
+    flash = answer.cookies.get("fanout_flash")
+    from .conftest import sign_in
+
+    sign_in(client, rt, workspace.id)  # a new session of this browser, the flash carried over
+    client.cookies.set("fanout_flash", flash, path=f"/dashboard/webhooks/{webhook_id}")
+    assert "whsec_" not in client.get(f"/dashboard/webhooks/{webhook_id}").text
 
 
 @pytest.mark.parametrize("overlap", ["604801", "-1", "soon"])
@@ -294,3 +343,14 @@ def test_the_events_page_pages_with_the_apis_cursor(dashboard, client, auth, rt,
     older = html.unescape(re.search(r'<a rel="next" href="([^"]+)"', first).group(1))
     second = dashboard.get(older).text
     assert re.findall(r"<code>(evt_[0-9A-Z]+)</code>", second) == api[2:4]
+
+
+def test_a_disconnect_event_shows_the_account_as_disconnected_not_active(dashboard, client, auth):
+    account = connect_sandbox_account(client, auth, "x")
+    assert client.delete(f"/v1/accounts/{account['id']}", headers=auth).status_code == 204
+    page = dashboard.get("/dashboard/events").text
+    rows = {re.search(r"<code>(account\.[a-z]+)</code>", row).group(1): row
+            for row in re.findall(r"<tr>.*?</tr>", page, re.S) if "<code>account." in row}
+    assert '<span class="badge active">active</span>' in rows["account.connected"]
+    assert '<span class="badge disconnected">disconnected</span>' in rows["account.disconnected"]
+    assert "active" not in rows["account.disconnected"]

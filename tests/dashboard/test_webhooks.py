@@ -206,11 +206,12 @@ def test_a_test_ping_shows_the_endpoints_status_and_how_long_it_took(dashboard, 
 
 
 @pytest.mark.parametrize("insecure_urls", [True])
-def test_a_test_ping_to_an_endpoint_that_does_not_answer_shows_the_error(dashboard, receiver):
+def test_a_test_ping_to_an_endpoint_that_does_not_answer_shows_the_readable_reason(dashboard, receiver):
     url = f"http://127.0.0.1:{free_port()}/nobody"
     register(dashboard, url)
     page = then(dashboard, send(dashboard, f"/dashboard/webhooks/{webhook_id_of(url)}/actions/test"))
-    assert re.search(r"Test ping failed:</strong>\s*<code>connect</code>\s*in \d+ ms", page.text)
+    assert re.search(r"Test ping failed:</strong>\s*<code>could not connect to 127.0.0.1: connection refused</code>"
+                     r"\s*in \d+ ms", page.text)
 
 
 def test_rotation_asks_first_then_shows_the_new_secret_once_with_the_overlaps_end(dashboard, client, auth, rt):

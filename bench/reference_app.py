@@ -137,13 +137,14 @@ def rate_refused(plan: str, limit: int) -> Refused:
 def post_body(post: tuple, targets: list) -> dict:
     """openapi.yaml's `Post` from (id, status, sandbox, caption, media, created_at) and targets'
     (id, account_id, platform, status, external_url, published_at, error_code, error_message,
-    first_comment_error). Its posts have no per-platform content: each target's caption and
-    media are null."""
+    first_comment_error). Its posts have no per-platform content: no overrides, and each
+    target's caption, media and published_parts are null."""
     return {
         "id": post[0], "status": post[1], "sandbox": bool(post[2]), "caption": post[3], "media": json.loads(post[4]),
+        "overrides": {},
         "targets": [{"id": t[0], "account_id": t[1], "platform": t[2], "status": t[3], "external_url": t[4],
                      "published_at": rfc3339(t[5]), "error_code": t[6], "error_message": t[7], "caption": None,
-                     "media": None, "first_comment_error": t[8]} for t in targets],
+                     "media": None, "first_comment_error": t[8], "published_parts": None} for t in targets],
         "created_at": rfc3339(post[5]), "scheduled_at": None,
     }
 

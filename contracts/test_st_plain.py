@@ -200,7 +200,7 @@ def test_a_plain_st_run_runs_every_example_and_follows_the_links(cli, servers, i
     command = [
         sys.executable, "-m", "schemathesis.cli", "run",
         "--header", f"Authorization: Bearer {key}", f"{server.url}/v1/openapi.json",
-        "--phases", "examples,stateful",
+        "--phases", "examples,stateful", "--continue-on-failure",
         "--report", "ndjson", "--report-dir", str(report), "--no-color",
     ]
     env = loopback_guarded({**os.environ, "NO_COLOR": "1"})
@@ -222,8 +222,9 @@ def test_a_plain_st_run_runs_every_example_and_follows_the_links(cli, servers, i
     assert answers and all(200 <= status < 300 for _, status in answers), f"{answers}\n{done.stdout}"
 
     # Stateful: the run follows the declared links. Which ones, in a run this short, is the
-    # draw's (9 to 14 of 17 over a dozen runs); a third is the floor, and
-    # contracts/test_links.py follows every one of them.
+    # draw's (17 to 20 of 38 over five runs; without --continue-on-failure a scenario ended at
+    # its first refusal by a rule of the data, and a run followed 7 to 22); a third is the
+    # floor, and contracts/test_links.py follows every one of them.
     followed = declared_links() & applied_links(events)
     assert len(followed) * 3 >= len(declared_links()), f"links followed: {sorted(followed)}\n{done.stdout}"
 

@@ -9,6 +9,7 @@ files, folders and tests of the repository as code or links; each of those exist
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 from pathlib import Path
@@ -114,9 +115,14 @@ def find_cited(citing: Path, cited: str) -> Path | None:
 
 
 def defines(path: Path, name: str) -> bool:
+    return name in names_defined(path)
+
+
+@functools.cache  # a test file is cited by hundreds of lines: parse it once
+def names_defined(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text())
-    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
-               for node in ast.walk(tree))
+    return frozenset(node.name for node in ast.walk(tree)
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
 
 
 def docs() -> list[Path]:

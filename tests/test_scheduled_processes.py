@@ -14,7 +14,7 @@ from fanout.models import Event, db
 from fanout.tasks import make_queue
 from fanout.times import isoformat, parse_isoformat
 
-from .conftest import bearer, connect_on_server, start_worker, wait_for
+from .conftest import connect_on_server, start_worker, wait_for, workspace_with_key
 
 LONG = "x" * 300  # over x's 280: a target publishing it fails caption_too_long
 
@@ -23,9 +23,10 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
-def sandbox_workspace(cli, server) -> dict:
-    ws = cli.json("workspace", "create", "Later", "--plan", "BUSINESS")
-    headers = bearer(cli.json("key", "create", ws["id"], "--mode", "sandbox")["key"])
+def sandbox_workspace(rt, server) -> dict:
+    """A BUSINESS workspace's sandbox key, made in this test's database (the server shares
+    it), and an x account connected through the server."""
+    _, headers = workspace_with_key(rt, "BUSINESS", "Later")
     connect_on_server(server.url, headers, "x")
     return headers
 
@@ -41,11 +42,13 @@ def read(server, headers, post_id) -> requests.Response:
     return requests.get(f"{server.url}/v1/posts/{post_id}", headers=headers, timeout=10)
 
 
-def test_a_post_scheduled_5_s_ahead_is_pending_until_then_and_completed_within_3_s_after(cli, servers,
+def test_a_post_scheduled_2_s_ahead_is_pending_until_then_and_completed_within_3_s_after(rt, servers,
                                                                                          process_env):
+    """A real process: its queue's scheduler wakes the post at its time, by the real clock
+    (no claim before it, on a test clock: tests/test_scheduling.py)."""
     server = servers("serve", process_env)
-    headers = sandbox_workspace(cli, server)
-    at = utc_now() + dt.timedelta(seconds=5)
+    headers = sandbox_workspace(rt, server)
+    at = utc_now() + dt.timedelta(seconds=2)  # the upload's answer takes a small part of it
     post = schedule(server, headers, at)
     time.sleep(max((at - utc_now()).total_seconds() - 0.5, 0))
     assert read(server, headers, post["id"]).json()["status"] == "pending"  # half a second before its time
@@ -60,13 +63,15 @@ def test_a_post_scheduled_5_s_ahead_is_pending_until_then_and_completed_within_3
     assert at <= published_at <= at + dt.timedelta(seconds=3)
 
 
-def test_a_post_scheduled_while_no_worker_runs_publishes_once_one_starts(cli, servers, process_env, rt,
-                                                                         tmp_path):
+def test_a_post_scheduled_while_no_worker_runs_publishes_once_one_starts(servers, process_env, rt, tmp_path):
+    """Real processes: a worker process, on starting, takes what fell due while none ran
+    (on a test clock: tests/test_scheduling.py)."""
     server = servers("api", process_env)  # the API alone
-    headers = sandbox_workspace(cli, server)
-    post = schedule(server, headers, utc_now() + dt.timedelta(seconds=1))
+    headers = sandbox_workspace(rt, server)
+    at = utc_now() + dt.timedelta(seconds=0.5)
+    post = schedule(server, headers, at)
     make_queue(rt.settings).flush()  # and its wake-up lost too: the database is the truth
-    time.sleep(2)
+    time.sleep(max((at - utc_now()).total_seconds(), 0) + 0.5)  # its time passes with no worker
     assert read(server, headers, post["id"]).json()["status"] == "pending"
     worker = start_worker(process_env, tmp_path / "worker.log")
     try:
@@ -77,15 +82,18 @@ def test_a_post_scheduled_while_no_worker_runs_publishes_once_one_starts(cli, se
         worker.wait(30)
 
 
-def test_edits_and_cancels_racing_the_due_time_never_contradict_their_answers(cli, servers, process_env):
+def test_edits_and_cancels_racing_the_due_time_never_contradict_their_answers(rt, servers, process_env):
     """100 posts due at one instant; around it, for each, a PATCH that would make its target
     fail (a caption over x's cap) and a DELETE, 200 requests at once. Whatever each answer,
     what happened must agree with it: a 204 leaves nothing published; a 200 to the edit
-    (without a 204) publishes the new caption; two 409s publish the old one."""
+    (without a 204) publishes the new caption; two 409s publish the old one. A real
+    process: the requests race its worker's claims at once, on its threads (one order at a
+    time: tests/test_edits.py)."""
     server = servers("serve", process_env, args=("--threads", "4"))
-    headers = sandbox_workspace(cli, server)
-    at = utc_now() + dt.timedelta(seconds=12)
-    posts = [schedule(server, headers, at, caption="the old words") for _ in range(100)]
+    headers = sandbox_workspace(rt, server)
+    at = utc_now() + dt.timedelta(seconds=6)
+    with ThreadPoolExecutor(8) as pool:  # side by side: about 2 s on a busy machine
+        posts = list(pool.map(lambda _: schedule(server, headers, at, caption="the old words"), range(100)))
     assert utc_now() < at - dt.timedelta(seconds=1), "the uploads took too long for the race to start before the time"
     rng = random.Random(20261122)
     requests_ = [(post["id"], kind, rng.uniform(-0.4, 0.4)) for post in posts for kind in ("edit", "cancel")]

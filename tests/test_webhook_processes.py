@@ -14,9 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import requests
 
+from fanout.models import db
+from fanout.models.workspace import create_workspace
 from fanout.security.signing import service_signature_problem, standard_webhook_problem
 
-from .conftest import bearer, connect_on_server, free_port, wait_for
+from .conftest import bearer, connect_on_server, free_port, make_key, wait_for
 
 
 class _Recording(BaseHTTPRequestHandler):
@@ -78,13 +80,15 @@ def fully_signed_by(secret: str, headers: dict, body: bytes) -> bool:
 
 
 @pytest.fixture
-def sandbox_server(cli, servers, insecure_env):
+def sandbox_server(rt, servers, insecure_env):
     """A `fanout serve` that takes loopback receivers, a BUSINESS workspace's sandbox key on it
-    and one sandbox account on x and on threads."""
+    (made in this test's database, which the server shares) and one sandbox account on x and
+    on threads."""
     def start(**env) -> tuple:
         server = servers("serve", env={**insecure_env, **env})
-        workspace = cli.json("workspace", "create", "Receivers", "--plan", "BUSINESS")
-        key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
+        with db.connection_context():
+            workspace = create_workspace(rt, "Receivers", "BUSINESS")
+        key = make_key(rt, workspace.id, "sandbox")
         for platform in ("x", "threads"):
             connect_on_server(server.url, bearer(key), platform)
         return server, key
@@ -114,6 +118,8 @@ def resolved(server, key: str, post_ids: list[str]) -> bool:
 
 
 def test_a_receiver_down_while_30_targets_resolve_catches_up_with_after_exactly_once_in_order(sandbox_server):
+    """A real process: its deliveries meet a receiver that is really down (connection
+    refused) while its worker resolves the targets."""
     server, key = sandbox_server()
     port = free_port()
     register(server, key, port)
@@ -148,6 +154,9 @@ def test_a_receiver_down_while_30_targets_resolve_catches_up_with_after_exactly_
 
 
 def test_a_secret_rotated_mid_stream_signs_with_both_until_the_overlap_ends_and_never_after(sandbox_server):
+    """A real process: its worker signs each delivery with what the API's rotation left, by
+    the server's own clock as it sends (the rule on a test clock:
+    tests/test_webhook_management.py). The overlap is a few seconds, waited out."""
     server, key = sandbox_server()
     port = free_port()
     hook = register(server, key, port)
@@ -155,7 +164,7 @@ def test_a_secret_rotated_mid_stream_signs_with_both_until_the_overlap_ends_and_
     with receiving(port) as receiver:
         post(server, key, ["x"])
         wait_for(lambda: len(receiver.received) == 1, what="the delivery before the rotation")
-        overlap = 15
+        overlap = 3  # the two deliveries below take well under a second on a busy machine
         rotated = call(server, key, "POST", f"/v1/webhooks/{hook['id']}/rotate-secret",
                        json={"expire_after_seconds": overlap})
         assert rotated.status_code == 200, rotated.text
@@ -182,6 +191,8 @@ def test_a_secret_rotated_mid_stream_signs_with_both_until_the_overlap_ends_and_
 
 
 def test_a_redelivered_failed_delivery_arrives_with_the_same_event_id_and_a_valid_signature(sandbox_server):
+    """A real process: its queue runs the retry a second later and the redelivery the API
+    enqueues (the rules in-process: tests/test_webhook_management.py)."""
     server, key = sandbox_server(FANOUT_WEBHOOK_RETRY_SCHEDULE="1")  # two attempts, a second apart
     port = free_port()
     hook = register(server, key, port)

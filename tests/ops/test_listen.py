@@ -1,6 +1,7 @@
 """`fanout listen`, the developers' webhook receiver, as a process on loopback: what it
 answers and prints for signed, unsigned and tampered deliveries, how it stops, and a real
-`fanout serve` delivering to it."""
+`fanout serve` delivering to it. Tests that only send to it share one process (`listener`);
+those that stop it or start it otherwise start their own (`listening`)."""
 from __future__ import annotations
 
 import base64

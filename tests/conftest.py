@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from ipaddress import ip_address
@@ -534,13 +535,101 @@ def process_env(tmp_path, rt) -> dict:
     return env
 
 
+# Commands that serve until stopped: they take signals, start children (serve's worker) and
+# block, so they always run as a process of their own.
+SERVING_COMMANDS = ("serve", "api", "worker", "listen")
+
+
+@dataclass
+class CliRun:
+    """What `fanout ARGS` did, as subprocess.CompletedProcess reports it."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@contextmanager
+def _process_state(env: dict, cwd: Path | None):
+    """The environment and working folder of a `fanout` process, for a command run here;
+    afterwards this process's environment, database binding, runtime, logging and warnings
+    are as before, so nothing the command set leaks into the test or the next command."""
+    import logging
+    import warnings
+
+    from fanout import runtime
+    from fanout.models import db as proxy
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_db, saved_runtime = proxy.obj, runtime._current
+    root = logging.getLogger()
+    saved_handlers, saved_level, saved_showwarning = root.handlers[:], root.level, warnings.showwarning
+    os.environ.clear()
+    os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        yield
+    finally:
+        used = proxy.obj
+        if used is not None and used is not saved_db:
+            used.close_all()  # the command's own connections, as its process would on exit
+        proxy.initialize(saved_db)
+        runtime._current = saved_runtime
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        if warnings.showwarning is not saved_showwarning:
+            logging.captureWarnings(False)
+            warnings.showwarning = saved_showwarning
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+
+
+def run_cli(args: list[str], env: dict, cwd: Path | None = None) -> CliRun:
+    """`fanout ARGS` run by its `main` in this process, with `env` as its whole environment:
+    its stdout, stderr and exit status, as the console script would give them."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from fanout.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with _process_state(env, cwd), redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as e:  # argparse: --help, --version, usage errors
+            if isinstance(e.code, str):
+                print(e.code, file=sys.stderr)
+            code = 1 if isinstance(e.code, str) else (e.code or 0)
+    return CliRun(list(args), code, out.getvalue(), err.getvalue())
+
+
 @dataclass
 class Cli:
-    env: dict
+    """`fanout` commands on this test's database and data folder (`env`).
 
-    def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    `cli(...)` runs the command's `main` in this process: what it prints and does is the same
+    as in a process of its own, without the second of Python start-up and imports a process
+    costs. Commands that serve (SERVING_COMMANDS, unless asking for --help) and
+    `cli.process(...)` start a real `python -m fanout` process: for what only a process
+    shows (signals, children, exit on start-up failures, what the interpreter itself loads)."""
+
+    env: dict
+    cwd: Path | None = None
+
+    def __call__(self, *args: str, check: bool = True):
+        serving = args and args[0] in SERVING_COMMANDS and not {"--help", "-h"} & set(args)
+        done = self.process(*args, check=False) if serving else run_cli(list(args), self.env, self.cwd)
+        if check and done.returncode != 0:
+            raise AssertionError(f"fanout {' '.join(args)} failed: {done.stderr or done.stdout}")
+        return done
+
+    def process(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         done = subprocess.run(
-            [sys.executable, "-m", "fanout", *args], env=self.env, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "fanout", *args], env=self.env, cwd=self.cwd, capture_output=True, text=True,
+            timeout=60,
         )
         if check and done.returncode != 0:
             raise AssertionError(f"fanout {' '.join(args)} failed: {done.stderr or done.stdout}")

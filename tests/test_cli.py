@@ -1,13 +1,15 @@
-"""The `fanout` command (the operators' "workspace dashboard")."""
+"""The `fanout` command (the operators' "workspace dashboard").
+
+The `cli` fixture runs most commands by their `main` in this process (what they print and
+do); the tests saying so run a real `python -m fanout` process, for what only one shows."""
 import importlib.metadata
 import json
 import re
-import subprocess
-import sys
-
 import pytest
 
 from fanout.cli import build_parser
+
+from .conftest import Cli
 
 
 def test_workspace_create_prints_one_json_value(cli):
@@ -95,6 +97,7 @@ def test_failures_exit_1_with_the_error_object(cli, args, code):
 
 
 def test_a_worker_given_a_parent_pid_that_is_not_its_parent_exits_1_saying_so(cli):
+    """A process (as `cli` runs every serving command): its parent is the test's."""
     failed = cli("worker", "--parent-pid", "1", check=False)
     assert failed.returncode == 1
     assert "--parent-pid 1 is not this worker's parent" in failed.stderr
@@ -119,7 +122,8 @@ def test_a_command_prints_no_warning_on_the_plain_install(cli, tmp_path):
     plain.mkdir()
     (plain / "httpx2.py").write_text("raise ModuleNotFoundError(\"No module named 'httpx2'\", name='httpx2')\n")
     cli.env["PYTHONPATH"] = str(plain)
-    assert cli("workspace", "list").stderr == ""
+    # A process of its own: what a new interpreter imports is the point.
+    assert cli.process("workspace", "list").stderr == ""
 
 
 def embedded_default(cli) -> dict:
@@ -130,8 +134,7 @@ def embedded_default(cli) -> dict:
 def test_where_there_is_no_database_a_command_says_where_it_looked_and_creates_nothing(cli, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    done = subprocess.run([sys.executable, "-m", "fanout", "workspace", "list"], cwd=elsewhere,
-                          env=embedded_default(cli), capture_output=True, text=True, timeout=60)
+    done = Cli(embedded_default(cli), cwd=elsewhere)("workspace", "list", check=False)
     assert done.returncode == 1
     assert done.stderr == (
         f"fanout: no database at {elsewhere / 'var' / 'fanout.db'} (in the default data folder ./var): "
@@ -151,7 +154,8 @@ def test_a_database_without_the_schema_is_named_with_what_to_run(cli, tmp_path):
 
 
 def test_version_is_the_installed_packages(cli):
-    assert cli("--version").stdout == f"fanout {importlib.metadata.version('fanout')}\n"
+    """The entry point itself, as a process: `python -m fanout` runs the command and exits 0."""
+    assert cli.process("--version").stdout == f"fanout {importlib.metadata.version('fanout')}\n"
 
 
 def test_workspace_create_and_list_print_the_same_columns_and_list_has_a_header(cli):

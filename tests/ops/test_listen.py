@@ -1,6 +1,7 @@
 """`fanout listen`, the developers' webhook receiver, as a process on loopback: what it
 answers and prints for signed, unsigned and tampered deliveries, how it stops, and a real
-`fanout serve` delivering to it."""
+`fanout serve` delivering to it. Tests that only send to it share one process (`listener`);
+those that stop it or start it otherwise start their own (`listening`)."""
 from __future__ import annotations
 
 import base64
@@ -11,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ import requests
 
 from fanout.security.signing import service_signature, signature_headers, standard_webhook_headers
 
-from ..conftest import bearer, connect_on_server, free_port, loopback_guarded, wait_for
+from ..conftest import bearer, connect_on_server, free_port, loopback_guarded, run_cli, wait_for
 
 SECRET = "whsec_" + base64.b64encode(bytes(range(32))).decode()
 OTHER_SECRET = "whsec_" + base64.b64encode(bytes(32)).decode()
@@ -51,6 +52,8 @@ class Listening:
     url: str
     out: Path
     err: Path
+    # Blocks printed before this test's turn, on a listener tests share (`listener`).
+    earlier: int = 0
 
     def output(self) -> str:
         return self.out.read_text()
@@ -62,7 +65,7 @@ class Listening:
         """The deliveries printed so far (text mode), oldest first; each block ends with a
         blank line, so one still being written is left for the next call."""
         after_banner = self.output().partition("\n")[2]
-        return after_banner.split("\n\n")[:-1]
+        return after_banner.split("\n\n")[:-1][self.earlier:]
 
     def wait_for_blocks(self, count: int) -> list[str]:
         return wait_for(lambda: len(self.blocks()) >= count and self.blocks(), what=f"{count} printed deliveries")
@@ -104,9 +107,22 @@ def listening(tmp_path):
             listener.proc.wait()
 
 
+@pytest.fixture(scope="module")
+def _shared_listener(tmp_path_factory):
+    """One `fanout listen` (SECRET, any free port) for the tests that only send to it and read
+    what it printed: a process per test cost a second each of Python start-up."""
+    started = start_listen(tmp_path_factory.mktemp("listen"))
+    yield started
+    started.proc.kill()
+    started.proc.wait()
+
+
 @pytest.fixture
-def listener(listening) -> Listening:
-    return listening()
+def listener(_shared_listener) -> Listening:
+    """The module's listener, showing this test only what it printed since the test began
+    (a delivery is printed before it is answered, so nothing of an earlier test comes late)."""
+    assert _shared_listener.proc.poll() is None, _shared_listener.err.read_text()
+    return replace(_shared_listener, earlier=len(_shared_listener.blocks()))
 
 
 BODY = json.dumps(event()).encode()
@@ -215,7 +231,8 @@ def test_it_listens_on_loopback_by_default(listener):
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_stop_signal_ends_it_cleanly_with_exit_0(listener, signum):
+def test_a_stop_signal_ends_it_cleanly_with_exit_0(listening, signum):
+    listener = listening()  # its own, as it stops
     listener.post(BODY, signed(BODY))
     listener.wait_for_blocks(1)
     assert listener.stop(signum) == 0
@@ -284,8 +301,8 @@ def test_account_and_registration_events_are_shown_by_their_subject(listener):
 
 @pytest.mark.parametrize("secret", ["s3cret", "whsec_", "whsec_***"])
 def test_a_secret_not_in_fanouts_form_is_a_usage_error(secret):
-    done = subprocess.run([sys.executable, "-m", "fanout", "listen", "--secret", secret],
-                          capture_output=True, text=True, timeout=30)
+    """The command's `main` in this process: it stops at parsing, before it would listen."""
+    done = run_cli(["listen", "--secret", secret], {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")})
     assert done.returncode == 2
     assert "--secret" in done.stderr
 

@@ -18,8 +18,9 @@ data folder); `postgresql` is the scale-out one, the database FANOUT_DATABASE_UR
 and the Redis FANOUT_QUEUE_URL names, for both servers. The database is emptied first, so
 its name must contain `test` or `bench`; the bench deletes only its own keys in Redis.
 
-Every run is bounded (--warmup and --seconds, whole seconds, plus 60 s to start a server);
-every process started here is stopped when it ends, on an error and on Ctrl-C.
+Every run is bounded (--warmup, whole seconds, and --seconds, whole with wrk, plus 60 s to
+start a server); every process started here is stopped when it ends, on an error and on
+Ctrl-C.
 """
 from __future__ import annotations
 
@@ -428,14 +429,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(procs: Processes, name: str, backend: Backend, folder: Path, data_dir: Path, env: dict) -> tuple[int, int]:
-    """Start server `name` on a free port and wait until it answers; its port and pid."""
-    port = free_port()
-    log = folder / f"{name}.log"
-    with log.open("w") as out:
-        server = procs.start(server_command(name, port, backend, data_dir), env=env, stdout=out, stderr=subprocess.STDOUT)
-    wait_ready(server, port, log)
-    return port, server.pid
+def start_servers(procs: Processes, backend: Backend, folder: Path, data_dir: Path,
+                  env: dict) -> dict[str, tuple[int, int]]:
+    """Start every server on a free port, all at once, and wait until each answers; the
+    port and pid of each."""
+    started = {}
+    for name in SERVERS:
+        port = free_port()
+        log = folder / f"{name}.log"
+        with log.open("w") as out:
+            started[name] = (port, procs.start(server_command(name, port, backend, data_dir), env=env, stdout=out,
+                                               stderr=subprocess.STDOUT), log)
+    for port, server, log in started.values():
+        wait_ready(server, port, log)
+    return {name: (port, server.pid) for name, (port, server, _) in started.items()}
 
 
 @dataclass
@@ -455,7 +462,7 @@ def bench_backend(procs: Processes, args, backend: Backend, folder: Path, genera
     fixtures_file = write_fixtures(folder, fixtures)
     print(f"[{backend.name}] prepared {len(fixtures)} {PLAN} workspaces in {time.monotonic() - started:.1f} s; "
           f"{args.connections} connections, {args.runs} runs of {args.seconds:g} s, load from {generator}", flush=True)
-    started_servers = {name: start_server(procs, name, backend, folder, data_dir, env) for name in SERVERS}
+    started_servers = start_servers(procs, backend, folder, data_dir, env)
     ports = {name: port for name, (port, _) in started_servers.items()}
     shapes = {name: sample(port, fixtures[0]) for name, port in ports.items()}
     if shapes["fanout"] != shapes["reference"]:
@@ -503,23 +510,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="sqlite")
     parser.add_argument("--runs", type=int, default=3, help="runs of each server and endpoint, interleaved")
-    parser.add_argument("--seconds", type=int, default=10, help="measured seconds of each run")
+    parser.add_argument("--seconds", type=float, default=10, help="measured seconds of each run (whole with wrk)")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workspaces", type=int, default=100, help="BUSINESS workspaces the keys rotate over")
     parser.add_argument("--warmup", type=int, default=2, help="unmeasured seconds of load before each run (0: none)")
     parser.add_argument("--generator", choices=["auto", "wrk", "python"], default="auto",
                         help="auto: wrk when installed, else the asyncio generator")
     args = parser.parse_args(argv)
-    # Bounded, so a run always ends (wrk takes whole seconds only).
-    if not (1 <= args.runs <= 20 and 1 <= args.seconds <= 600 and 0 <= args.warmup <= 60
+    # Bounded, so a run always ends.
+    if not (1 <= args.runs <= 20 and 0.1 <= args.seconds <= 600 and 0 <= args.warmup <= 60
             and 1 <= args.connections <= 1000 and 1 <= args.workspaces <= 10_000):
-        parser.error("--runs is 1 to 20, --seconds 1 to 600, --warmup 0 to 60, --connections 1 to 1000, "
+        parser.error("--runs is 1 to 20, --seconds 0.1 to 600, --warmup 0 to 60, --connections 1 to 1000, "
                      "--workspaces 1 to 10000")
     generator = args.generator
     if generator == "auto":
         generator = "wrk" if shutil.which("wrk") else "python"
     elif generator == "wrk" and not shutil.which("wrk"):
         parser.error("wrk is not installed (apt-get install wrk), or use --generator python")
+    if generator == "wrk" and (args.seconds < 1 or args.seconds != int(args.seconds)):
+        parser.error("wrk takes whole seconds: --seconds 1 or more, whole")
     chosen = backends(parser, args.backend)
 
     signal.signal(signal.SIGTERM, _stop_on_sigterm)

@@ -119,7 +119,7 @@ def fmt_load(load: tuple[float, float, float]) -> str:
 NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
 
 
-def api_rows(run: Run, runs: int, seconds: int) -> list[Row]:
+def api_rows(run: Run, runs: int, seconds: int, warmup: int = 2) -> list[Row]:
     """bench_api.py's report: a `fanout/ref` line per endpoint: each run's ratio, median, min
     (and the CPU ratio)."""
     bounds = {"sqlite": {"upload": 0.7, "get": 0.8}, "postgresql": {"upload": 0.6, "get": 0.6}}[run.backend]
@@ -138,8 +138,9 @@ def api_rows(run: Run, runs: int, seconds: int) -> list[Row]:
         rows.append(Row(goal, run.backend, f"{median:.2f}", median >= bounds[mode],
                         f"runs {', '.join(f'{v:.2f}' for v in values[:-3])}; min {low:.2f}; CPU/request "
                         f"fanout {cpu_us.get('fanout', '?')} us, reference {cpu_us.get('reference', '?')} us "
-                        f"(ratio {cpu:.2f})" + (f"; SHORTENED: {runs} runs of {seconds} s, not 3 of 10"
-                                                if (runs, seconds) != (3, 10) else "")))
+                        f"(ratio {cpu:.2f})" + (f"; SHORTENED: {runs} runs of {seconds} s after {warmup} s of "
+                                                f"warm-up, not 3 of 10 after 2"
+                                                if (runs, seconds, warmup) != (3, 10, 2) else "")))
     return rows
 
 
@@ -237,14 +238,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=NAMES, default=list(NAMES), help="the benches to run")
     parser.add_argument("--runs", type=int, default=3, help="bench_api.py: runs of each server")
     parser.add_argument("--seconds", type=int, default=10, help="bench_api.py: measured seconds of a run")
+    parser.add_argument("--warmup", type=int, default=2, help="bench_api.py: unmeasured seconds before a run")
     parser.add_argument("--million", type=int, default=1_000_000, help="bench_schedule.py: posts scheduled in bulk")
     parser.add_argument("--schedule-seconds", type=int, default=30, help="bench_schedule.py: seconds posts fall due")
+    parser.add_argument("--schedule-lead", type=float, default=5.0,
+                        help="bench_schedule.py: seconds to spare before the first post falls due")
     parser.add_argument("--events", type=int, default=1_000_000, help="bench_events.py: events in the workspace")
     parser.add_argument("--event-requests", type=int, default=200, help="bench_events.py: requests of each page")
     parser.add_argument("--latency-seconds", type=int, default=30, help="bench_latency.py: seconds at 20 posts/s")
     parser.add_argument("--idle", type=float, default=60.0, help="bench_latency.py: seconds idle before a trial")
     parser.add_argument("--trials", type=int, default=5, help="bench_latency.py: idle trials")
     parser.add_argument("--requests", type=int, default=100_000, help="bench_memory.py: requests before reading RSS")
+    parser.add_argument("--memory-round", type=int, default=20, help="bench_memory.py: seconds of one wrk run")
+    parser.add_argument("--workspaces", type=int,
+                        help="bench_api.py and bench_memory.py: workspaces the keys rotate over (default: each one's)")
     parser.add_argument("--out", type=Path, help="folder for each bench's output (default: a temporary one, kept)")
     args = parser.parse_args(argv)
     if args.events < 1000 or args.million < 0 or args.requests < 1 or args.trials < 1 or args.idle <= 0:
@@ -267,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     python = sys.executable
+    workspaces = ["--workspaces", args.workspaces] if args.workspaces else []
     started = time.monotonic()
     print(f"bench_goals: {' '.join(sys.argv[1:]) or '(defaults)'}; load {fmt_load(load_average())}; "
           f"{os.cpu_count()} CPUs; output in {out}", flush=True)
@@ -281,15 +289,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for backend in backends:
             if "api" in args.only:
-                # prepare, then per run 2 endpoints x 2 servers x (warm-up 2 s + the run)
-                bound = 300 + args.runs * 4 * (args.seconds + 2 + 15) * 2
+                # prepare, then per run 2 endpoints x 2 servers x (warm-up + the run)
+                bound = 300 + args.runs * 4 * (args.seconds + args.warmup + 15) * 2
                 bench("api", backend, "bench_api.py", ["--backend", backend, "--runs", args.runs, "--seconds",
-                                                       args.seconds], bound,
-                      lambda run: api_rows(run, args.runs, args.seconds))
+                                                       args.seconds, "--warmup", args.warmup, *workspaces], bound,
+                      lambda run: api_rows(run, args.runs, args.seconds, args.warmup))
             if "schedule" in args.only:
-                bound = 300 + args.million / 5000 + args.schedule_seconds * 3
+                bound = 300 + args.million / 5000 + args.schedule_seconds * 3 + args.schedule_lead
                 bench("schedule", backend, "bench_schedule.py",
-                      ["--backend", backend, "--million", args.million, "--seconds", args.schedule_seconds], bound,
+                      ["--backend", backend, "--million", args.million, "--seconds", args.schedule_seconds,
+                       "--lead", args.schedule_lead], bound,
                       lambda run: schedule_rows(run, args.million, args.schedule_seconds))
             if "events" in args.only:
                 # the fill (~ 6,000 events a second on this machine), then ~ 8 x requests paced to 580 a minute
@@ -304,8 +313,9 @@ def main(argv: list[str] | None = None) -> int:
                                                                 "--trials", args.trials], bound,
                       lambda run: latency_rows(run, args.latency_seconds, args.idle, args.trials))
             if "memory" in args.only:
-                bound = 300 + args.requests / 100 * 1.5
-                bench("memory", "sqlite", "bench_memory.py", ["--requests", args.requests, "--no-worker"], bound,
+                bound = 300 + args.requests / 100 * 1.5 + args.memory_round * 2
+                bench("memory", "sqlite", "bench_memory.py", ["--requests", args.requests, "--round", args.memory_round,
+                                                              *workspaces, "--no-worker"], bound,
                       lambda run: memory_rows(run, args.requests))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -2,8 +2,9 @@
 
 Run: python bench/bench_latency.py [--rate 20] [--seconds 30] [--idle 60] [--trials 20]
 
-A fresh data folder, a BUSINESS workspace, a sandbox key and account, and a webhook to a
-receiver in this process (loopback). Then:
+A fresh data folder with WORKSPACES BUSINESS workspaces and their sandbox keys (made with
+Fanout's own code in this process), then on `fanout serve` a sandbox account and a webhook
+to a receiver in this process (loopback) for each. Then:
 - steady: sandbox posts at `--rate` a second for `--seconds`; for each, the time from
   sending the upload to the `post.completed` webhook arriving; p50, p99, max;
 - after idle: `--trials` times, `--idle` seconds of nothing, then one post, timed the same
@@ -34,6 +35,8 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 FANOUT = [sys.executable, "-m", "fanout"]
+# Several workspaces, posts taking turns: one BUSINESS workspace makes 600 requests a
+# minute, which 20 posts a second for 30 s would use up.
 WORKSPACES = 4
 
 
@@ -105,9 +108,31 @@ def summary(name: str, values: list[float]) -> str:
             f"max {max(ms):.0f} ms")
 
 
-def fanout(env: dict, *args: str) -> dict:
-    out = subprocess.run([*FANOUT, *args, "--json"], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+def prepare(env: dict) -> list[str]:
+    """Migrate and make the workspaces and their sandbox keys (in this process: a command
+    each would start Python nine times); the keys."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        from fanout.boot import boot
+        from fanout.models import db
+        from fanout.models.api_key import create_key
+        from fanout.models.schema import migrate
+        from fanout.models.workspace import create_workspace
+        from fanout.settings import Settings
+
+        rt = boot(Settings.from_env())
+        migrate()
+        with db.connection_context():
+            keys = [create_key(rt, create_workspace(rt, f"bench {i}", "BUSINESS").id, "sandbox")[1]
+                    for i in range(WORKSPACES)]
+        db.close_all()
+        rt.queue.storage.close()
+        return keys
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @contextlib.contextmanager
@@ -151,13 +176,7 @@ def main() -> None:
     env = {**os.environ, "FANOUT_DATA_DIR": data, "FANOUT_INSECURE_URLS": "1", "FANOUT_BASE_URL": base}
     for name in ("FANOUT_DATABASE_URL", "FANOUT_QUEUE_URL"):
         env.pop(name, None)  # the embedded default
-    subprocess.run([*FANOUT, "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)
-    # Several workspaces, posts taking turns: one BUSINESS workspace makes 600 requests a
-    # minute, which 20 posts a second for 30 s would use up.
-    keys = []
-    for i in range(WORKSPACES):
-        workspace = fanout(env, "workspace", "create", f"bench {i}", "--plan", "BUSINESS")["id"]
-        keys.append(fanout(env, "key", "create", workspace, "--mode", "sandbox")["key"])
+    keys = prepare(env)
 
     receiver = Receiver()
     threading.Thread(target=receiver.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()

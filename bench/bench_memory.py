@@ -1,10 +1,10 @@
 """Memory of a long-running API process and of a worker; prints it.
 
-Run: python bench/bench_memory.py [--requests 100000] [--connections 16]
+Run: python bench/bench_memory.py [--requests 100000] [--connections 16] [--round 20]
 
-Prepares a data folder as bench_api.py does (100 BUSINESS workspaces, keys, sandbox
-accounts), serves it with `fanout api` (one process) and loads it with wrk, uploads and
-gets in turn, 20 s at a time, until `--requests` requests were answered; then reads the
+Prepares a data folder as bench_api.py does (`--workspaces` BUSINESS workspaces, keys,
+sandbox accounts), serves it with `fanout api` (one process) and loads it with wrk, uploads
+and gets in turn, `--round` s at a time, until `--requests` requests were answered; then reads the
 API process's resident memory (VmRSS, and its peak VmHWM). Then a `fanout worker` (the
 default 4 threads) publishes every sandbox post those uploads made, and its memory is read
 the same way once the queue is empty (`--no-worker`: not). Linux only (/proc); needs wrk.
@@ -23,8 +23,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_api import Load, Processes, free_port, prepare, server_env, wait_ready, write_fixtures  # noqa: E402
-
-ROUND = 20  # seconds of one wrk run
 
 
 def memory_mb(pid: int) -> tuple[float, float]:
@@ -47,12 +45,13 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=100_000)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workspaces", type=int, default=200)
+    parser.add_argument("--round", type=int, default=20, help="seconds of one wrk run (whole seconds, as wrk takes)")
     parser.add_argument("--no-worker", action="store_true", help="the API process only: no worker publishing after")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         parser.error("wrk is not installed (apt-get install wrk)")
-    if not 1 <= args.requests <= 2_000_000:
-        parser.error("--requests is 1 to 2,000,000")
+    if not 1 <= args.requests <= 2_000_000 or not 1 <= args.round <= 600:
+        parser.error("--requests is 1 to 2,000,000, --round 1 to 600")
 
     procs = Processes()
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as tmp:
@@ -74,7 +73,7 @@ def main() -> int:
             while done < args.requests:
                 mode = "upload" if rounds % 2 == 0 else "get"
                 # Each workspace may make 600 requests a minute: wait out a minute's quota.
-                result = Load("wrk", folder, mode, fixtures, fixtures_file, args.connections).run(procs, port, ROUND)
+                result = Load("wrk", folder, mode, fixtures, fixtures_file, args.connections).run(procs, port, args.round)
                 if result.bad_status or result.socket_errors:
                     raise SystemExit(f"{result.bad_status} refused or failed answers, {result.socket_errors} socket "
                                      f"errors: raise --workspaces")

@@ -2,7 +2,7 @@
 posts publish on `fanout serve`. Prints it.
 
 Run: python bench/bench_schedule.py [--backend sqlite|postgresql] [--million 1000000]
-                                    [--rate 20] [--seconds 30]
+                                    [--rate 20] [--seconds 30] [--lead 5]
 
 PostgreSQL: FANOUT_DATABASE_URL names the database (emptied first, so its name must
 contain `test` or `bench`) and FANOUT_QUEUE_URL a Redis database (flushed first); the
@@ -18,8 +18,10 @@ server's rate limits go to that Redis too, as they do when the queue is there.
    skips this part.
 3. Lateness: `fanout serve` on that folder or database, the million still there; `--rate`
    sandbox posts a second falling due for `--seconds`, all scheduled beforehand through
-   the API (their wake-ups enqueued with the upload: they are due within 5 minutes). Once
-   the last is due, each post is read back: its lateness is its target's `published_at`
+   the API (their wake-ups enqueued with the upload: they are due within 5 minutes), the
+   first `--lead` s after the uploads would end at 40 a second. Once the last is due, each
+   post is read back (one not yet published again, until it is or SETTLE seconds after
+   the last was due): its lateness is its target's `published_at`
    minus its `scheduled_at`, both the server's clock; p50, p99 and max, and how many
    published before their time (none may). `--seconds 0` skips this part.
 
@@ -49,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_latency import free_port, percentile, serving  # noqa: E402
 
 WORKSPACES = 6  # 600 requests a minute each: the uploads and reads of 600 posts, spread
+SETTLE = 5.0  # seconds after the last post was due that a post not yet published may take
 
 
 def utc_now() -> dt.datetime:
@@ -172,7 +175,7 @@ def a_million(env: dict, count: int, workspace_id: str, account_id: str) -> None
 
 # --- 3. lateness on fanout serve ---------------------------------------------------------------
 
-def lateness(env: dict, fixtures: list[tuple[str, str, str]], rate: float, seconds: int) -> None:
+def lateness(env: dict, fixtures: list[tuple[str, str, str]], rate: float, seconds: int, lead: float) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**env, "FANOUT_BASE_URL": base}
@@ -181,7 +184,7 @@ def lateness(env: dict, fixtures: list[tuple[str, str, str]], rate: float, secon
     session.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=16))
     with serving(env, port):
         # Due from a little after the uploads can be done (at 40 a second, at worst).
-        first = utc_now() + dt.timedelta(seconds=5 + count / 40)
+        first = utc_now() + dt.timedelta(seconds=lead + count / 40)
         due = [first + dt.timedelta(seconds=i / rate) for i in range(count)]
 
         def upload(i: int) -> tuple[str, str]:
@@ -197,7 +200,8 @@ def lateness(env: dict, fixtures: list[tuple[str, str, str]], rate: float, secon
             sys.exit("the uploads ended after the first post was due; the figures would be wrong")
         print(f"{count} posts scheduled, {rate:g} a second falling due for {seconds} s, from "
               f"{(first - utc_now()).total_seconds():.1f} s from now", flush=True)
-        time.sleep(max((due[-1] - utc_now()).total_seconds(), 0) + 5)
+        time.sleep(max((due[-1] - utc_now()).total_seconds(), 0))
+        settled = time.monotonic() + SETTLE
 
         def late(item: tuple[str, str]) -> float | None:
             key, post_id = item
@@ -206,9 +210,20 @@ def lateness(env: dict, fixtures: list[tuple[str, str, str]], rate: float, secon
             published = post["targets"][0]["published_at"]
             return None if published is None else (parse(published) - parse(post["scheduled_at"])).total_seconds()
 
-        with ThreadPoolExecutor(8) as pool:
-            found = list(pool.map(late, posts))
-    values = [v for v in found if v is not None]
+        # The last one due is read until it is published: reading them all meanwhile would
+        # load the server while it publishes.
+        while late(posts[-1]) is None and time.monotonic() < settled:
+            time.sleep(0.1)
+        found: dict[int, float | None] = {}
+        left = list(range(count))
+        while left:
+            with ThreadPoolExecutor(8) as pool:
+                found.update(zip(left, pool.map(late, [posts[i] for i in left])))
+            left = [i for i in left if found[i] is None]
+            if not left or time.monotonic() >= settled:
+                break
+            time.sleep(0.2)
+    values = [v for v in found.values() if v is not None]
     ms = [v * 1000 for v in values]
     early = sum(1 for v in values if v < 0)
     print(f"lateness (published_at - scheduled_at): {len(values)} of {count} published, p50 "
@@ -222,7 +237,11 @@ def main() -> None:
     parser.add_argument("--million", type=int, default=1_000_000, help="scheduled posts inserted in bulk (0: none)")
     parser.add_argument("--rate", type=float, default=20.0, help="posts falling due a second")
     parser.add_argument("--seconds", type=int, default=30, help="seconds posts fall due for (0: no lateness run)")
+    parser.add_argument("--lead", type=float, default=5.0,
+                        help="seconds to spare, past the uploads' time at 40 a second, before the first falls due")
     args = parser.parse_args()
+    if args.lead <= 0:
+        parser.error("--lead is above 0")
 
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as data:
         env = {k: v for k, v in os.environ.items() if not k.startswith("FANOUT_")}
@@ -241,7 +260,7 @@ def main() -> None:
             workspace_id, _, account_id = fixtures[0]
             a_million(env, args.million, workspace_id, account_id)
         if args.seconds:
-            lateness(env, fixtures, args.rate, args.seconds)
+            lateness(env, fixtures, args.rate, args.seconds, args.lead)
 
 
 if __name__ == "__main__":

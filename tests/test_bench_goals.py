@@ -17,10 +17,13 @@ BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_goals.py"
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (apt-get install wrk)")
 def test_the_goals_bench_prints_a_figure_for_every_goal(tmp_path):
+    # Each part at the least that still runs it through: one wrk second of each load, one
+    # second of posts falling due or sent, one request of each page, one round of wrk.
     run = subprocess.run(
-        [sys.executable, str(BENCH), "--backend", "sqlite", "--runs", "1", "--seconds", "1", "--million", "1000",
-         "--schedule-seconds", "2", "--events", "2000", "--event-requests", "10", "--latency-seconds", "2",
-         "--idle", "1", "--trials", "1", "--requests", "500", "--out", str(tmp_path)],
+        [sys.executable, str(BENCH), "--backend", "sqlite", "--runs", "1", "--seconds", "1", "--warmup", "0",
+         "--workspaces", "20", "--million", "100", "--schedule-seconds", "1", "--schedule-lead", "1",
+         "--events", "1000", "--event-requests", "1", "--latency-seconds", "1", "--idle", "0.1", "--trials", "1",
+         "--requests", "1", "--memory-round", "1", "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr

@@ -68,6 +68,19 @@ _FAILURES = (
 )
 
 
+# `timer(seconds, fire)` calls `fire` once `seconds` have passed, from another thread,
+# unless the function it returns is called first (which then cancels it).
+Timer = Callable[[float, Callable[[], None]], Callable[[], None]]
+
+
+def real_timer(seconds: float, fire: Callable[[], None]) -> Callable[[], None]:
+    """The watchdog's timer on real time: a daemon thread."""
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
+
+
 class OutboundError(Exception):
     """A request that produced no usable response; `kind` is one of KINDS."""
 
@@ -94,9 +107,11 @@ class OutboundResponse:
 class Outbound:
     """Guarded HTTP client. One instance serves any number of threads: calls share nothing.
 
-    `deadline` is the total time of one call in seconds; `clock` measures it and `elapsed`
-    (the watchdog that cuts blocked reads runs on real time). `ca_bundle` is a PEM file of
-    trusted CAs (default: certifi's, as requests uses); verification cannot be turned off.
+    `deadline` is the total time of one call in seconds; `clock` measures it and `elapsed`,
+    and `timer` runs the watchdog that cuts a blocked read at the deadline, on the same time
+    as `clock` (tests/outbound/test_client.py passes both, so a slow server's seconds pass
+    without waiting for them). `ca_bundle` is a PEM file of trusted CAs (default: certifi's,
+    as requests uses); verification cannot be turned off.
     """
 
     def __init__(
@@ -108,6 +123,7 @@ class Outbound:
         clock: Callable[[], float] = time.monotonic,
         ca_bundle: str | None = None,
         user_agent: str = USER_AGENT,
+        timer: "Timer | None" = None,
     ) -> None:
         if deadline <= 0 or max_body < 0:
             raise ValueError("deadline must be positive and max_body not negative")
@@ -120,6 +136,7 @@ class Outbound:
         self.clock = clock
         self.ca_bundle = ca_bundle or default_ca_bundle()
         self.user_agent = user_agent
+        self.timer = timer or real_timer
 
     def post(self, url: str, body: bytes, headers: dict[str, str]) -> OutboundResponse:
         """POST `body`; a longer response body than `max_body` is truncated."""
@@ -187,7 +204,7 @@ class Outbound:
             # Each address left gets an equal share of the time for its TCP connect, so one
             # black-holed address cannot use up the whole deadline.
             connect_timeout = remaining / (len(addresses) - index)
-            attempt = _Attempt(remaining)
+            attempt = _Attempt(remaining, self.timer)
             try:
                 return self._exchange(request, parts.scheme, host, str(address), port, attempt,
                                       connect_timeout, remaining, start, max_body, truncate, sink)
@@ -391,16 +408,18 @@ class _Attempt:
     """One connection attempt: whether TCP connected, and the watchdog that enforces the
     total deadline by shutting the socket down (a blocked read then returns at once)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, timer: "Timer") -> None:
         self.connected = False
         self.fired = False
+        self._seconds = seconds
+        self._timer = timer
+        self._cancel: Callable[[], None] | None = None
+        self._stopped = False
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
 
     def start(self) -> None:
-        self._timer.start()
+        self._cancel = self._timer(self._seconds, self._fire)
 
     def watch(self, sock: socket.socket) -> None:
         # A duplicate descriptor of the same socket: shutdown() acts on the socket itself,
@@ -413,6 +432,8 @@ class _Attempt:
 
     def _fire(self) -> None:
         with self._lock:
+            if self._stopped:
+                return  # stopped while the timer was going off: too late to count
             self.fired = True
             self._shutdown_all()
 
@@ -425,9 +446,10 @@ class _Attempt:
 
     def stop(self) -> None:
         """No more firing; `fired` is final from here on."""
-        self._timer.cancel()
-        if self._timer.is_alive():
-            self._timer.join()
+        if self._cancel is not None:
+            self._cancel()
+        with self._lock:
+            self._stopped = True
 
     def close(self) -> None:
         self.stop()

@@ -3,11 +3,18 @@
 `network` records every TCP connect and every system DNS lookup the client makes, and can
 route a public address to a loopback server, so the production path (public address,
 https on 443, pinned) runs without leaving the machine. TLS certificates come from trustme.
+
+The slow routes take their time on the receiver's `ManualTime`, which the deadline tests
+hand the client as its clock and its watchdog's timer: a server "answering after 11 s" is
+cut by the watchdog at the deadline on that time, and no test waits real seconds for it.
 """
 from __future__ import annotations
 
 import ipaddress
+import select
+import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -37,11 +44,62 @@ class Hit:
     body: bytes
 
 
+class ManualTime:
+    """Monotonic seconds that pass only when `advance` moves them, with the client's watchdog
+    timers on them (`Outbound(clock=time, timer=time.timer)`): a timer goes off inside the
+    `advance` that reaches its moment, in the advancing thread. Counted in whole
+    milliseconds, so steps add up exactly."""
+
+    def __init__(self) -> None:
+        self._ms = 0
+        self._timers: list[tuple[int, object]] = []  # (when in ms, fire)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return self._ms / 1000
+
+    def timer(self, seconds: float, fire):
+        entry = (self._ms + round(seconds * 1000), fire)
+        with self._lock:
+            self._timers.append(entry)
+
+        def cancel() -> None:
+            with self._lock:
+                self._timers = [other for other in self._timers if other is not entry]
+        return cancel
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self._ms += round(seconds * 1000)
+            due = [entry for entry in self._timers if entry[0] <= self._ms]
+            self._timers = [entry for entry in self._timers if entry[0] > self._ms]
+        for _, fire in due:
+            fire()
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: "Receiver"
 
     def log_message(self, *args) -> None:
         pass
+
+    def take_time(self, seconds: float, step: float = 0.1) -> bool:
+        """Let `seconds` pass on the receiver's time, a step at a time, as a slow server
+        would; True as soon as the client has hung up (its watchdog fired)."""
+        for _ in range(round(seconds / step)):
+            self.server.time.advance(step)
+            if self.client_gone():
+                return True
+        return False
+
+    def client_gone(self) -> bool:
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def do_GET(self) -> None:
         self._handle()
@@ -93,7 +151,8 @@ def _big_unsized(h: _Handler) -> None:
 
 
 def _slow(h: _Handler) -> None:
-    h.server.release.wait(11)  # answers after 11 s unless the fixture ends first
+    if h.take_time(11):  # answers after 11 s unless the client hangs up first
+        return
     h.reply(200, b"late")
 
 
@@ -102,7 +161,7 @@ def _trickle_body(h: _Handler) -> None:
     h.send_header("Content-Length", "100")
     h.end_headers()
     for _ in range(100):
-        if h.server.release.wait(0.5):
+        if h.take_time(0.5):
             return
         h.wfile.write(b"x")
         h.wfile.flush()
@@ -111,7 +170,7 @@ def _trickle_body(h: _Handler) -> None:
 def _trickle_headers(h: _Handler) -> None:
     # Every socket read gets a byte in time: only a total deadline stops this.
     for byte in b"HTTP/1.0 200 OK\r\nX-Slow: " + b"y" * 100:
-        if h.server.release.wait(0.5):
+        if h.take_time(0.5):
             return
         h.wfile.write(bytes([byte]))
         h.wfile.flush()
@@ -132,9 +191,9 @@ def _loop(h: _Handler) -> None:
 
 
 def _pause_then_redirect(h: _Handler) -> None:
-    # /pause/N waits 0.4 s, then redirects to /pause/N-1; /pause/0 answers.
+    # /pause/N takes 0.4 s, then redirects to /pause/N-1; /pause/0 answers.
     left = int(h.path.rsplit("/", 1)[1])
-    if h.server.release.wait(0.4):
+    if h.take_time(0.4):
         return
     h.reply(302, headers={"Location": f"/pause/{left - 1}"}) if left else _ok(h)
 
@@ -147,10 +206,12 @@ ROUTES = {
 
 
 class Receiver(LoopbackSite):
-    """A loopback HTTP(S) server that records each request it gets, and the SNI sent."""
+    """A loopback HTTP(S) server that records each request it gets, and the SNI sent; its
+    slow routes take their time on `time`."""
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         super().__init__(_Handler, tls)
+        self.time = ManualTime()
         self.hits: list[Hit] = []
         self.server_names: list[str | None] = []  # SNI sent by clients
         if tls is not None:
@@ -189,6 +250,11 @@ class Resolver:
 
 def loopback_client(**kwargs) -> Outbound:
     return Outbound(resolve=kwargs.pop("resolve", Resolver()), insecure=True, **kwargs)
+
+
+def on_receiver_time(receiver: Receiver, **kwargs) -> Outbound:
+    """A loopback client whose clock and watchdog run on the receiver's time."""
+    return loopback_client(clock=receiver.time, timer=receiver.time.timer, **kwargs)
 
 
 def only_addresses_dialled(net: Network) -> bool:
@@ -273,15 +339,16 @@ def test_get_refuses_a_body_larger_than_max_body(receiver, route):
 # -- deadline ----------------------------------------------------------------------------
 
 
-def _timed_failure(call) -> tuple[OutboundError, float]:
-    began = time.monotonic()
+def _timed_failure(call, clock=time.monotonic) -> tuple[OutboundError, float]:
+    began = clock()
     with pytest.raises(OutboundError) as caught:
         call()
-    return caught.value, time.monotonic() - began
+    return caught.value, clock() - began
 
 
 def test_default_deadline_cuts_a_server_that_answers_after_11_seconds(receiver):
-    error, took = _timed_failure(lambda: loopback_client().post(receiver.url("/slow"), b"{}", {}))
+    client = on_receiver_time(receiver)  # no deadline given: the default
+    error, took = _timed_failure(lambda: client.post(receiver.url("/slow"), b"{}", {}), receiver.time)
     assert error.kind == "timeout"
     assert 9.5 <= took < 10.9
 
@@ -291,7 +358,8 @@ def test_default_deadline_cuts_a_server_that_answers_after_11_seconds(receiver):
     ids=["server sends no headers", "body trickles in", "headers trickle in"],
 )
 def test_the_deadline_cuts_a_slow_answer_whatever_part_is_slow(receiver, route):
-    error, took = _timed_failure(lambda: loopback_client(deadline=1.0).post(receiver.url(route), b"{}", {}))
+    client = on_receiver_time(receiver, deadline=1.0)
+    error, took = _timed_failure(lambda: client.post(receiver.url(route), b"{}", {}), receiver.time)
     assert error.kind == "timeout"
     assert 0.9 <= took < 2
 
@@ -366,7 +434,7 @@ def test_a_bad_answer_is_not_retried_at_another_address(receiver, network):
 
 
 def test_error_messages_hold_no_headers_body_or_query(receiver):
-    client = loopback_client(deadline=1.0)
+    client = on_receiver_time(receiver, deadline=1.0)
     failures = [
         lambda: client.post(receiver.url("/slow?token=s3cr3t-query"), SECRET_BODY, {"X-Service-Signature": SECRET}),
         lambda: client.post(f"http://{DEAD_LOOPBACK}:{receiver.port}/?token=s3cr3t-query", SECRET_BODY, {"X-Service-Signature": SECRET}),
@@ -538,7 +606,7 @@ def test_stream_gives_up_after_five_redirects(receiver):
 def test_stream_deadline_covers_all_hops_together(receiver):
     # Four hops of 0.4 s each: every one is within the deadline, all four are not.
     with pytest.raises(OutboundError) as caught:
-        loopback_client(deadline=1.0).stream(receiver.url("/pause/3"), io.BytesIO(), max_body=1000)
+        on_receiver_time(receiver, deadline=1.0).stream(receiver.url("/pause/3"), io.BytesIO(), max_body=1000)
     assert caught.value.kind == "timeout"
     assert "after" in caught.value.message and "redirect" in caught.value.message
 

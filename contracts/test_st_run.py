@@ -3,8 +3,8 @@
 What the in-process suite cannot show: real HTTP parsing by uvicorn, the server's own
 settings (no response validation), its worker publishing the run's posts and delivering
 their events, and the CLI's own engine (every phase, stateful included, with links learned
-from responses). The server shares this test's database, so the workspace and key made
-with the `fanout` command are the ones it serves.
+from responses). The server shares this test's database, so the workspaces and keys made
+here are the ones it serves.
 
 Configuration, authentication included, is contracts/schemathesis.toml; the key and the
 webhook receiver's URL reach it through the environment (FANOUT_CONTRACT_KEY,
@@ -25,7 +25,9 @@ import pytest
 import requests
 
 from contracts.webhook_receiver import WebhookReceiver
-from tests.conftest import bearer, connect_on_server, loopback_guarded, wait_for
+from fanout.models import db
+from fanout.models.workspace import create_workspace
+from tests.conftest import bearer, connect_on_server, loopback_guarded, make_key, wait_for
 from tests.loopback_site.loopback_guard import MARK
 
 CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
@@ -82,23 +84,27 @@ def st_run(server, key: str, webhook_url: str, phases: str, report_dir: Path, cw
     return done
 
 
-def contract_workspace(cli, server, name: str) -> str:
-    """The sandbox key of a new BUSINESS workspace (600 requests a minute) with its accounts."""
-    workspace = cli.json("workspace", "create", name, "--plan", "BUSINESS")
-    key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
+def contract_workspace(rt, server, name: str) -> str:
+    """The sandbox key of a new BUSINESS workspace (600 requests a minute) with its accounts.
+
+    Made in this process, in the database the server shares (tests/test_cli.py runs the
+    `fanout workspace` and `fanout key` commands), its accounts connected over HTTP."""
+    with db.connection_context():
+        workspace = create_workspace(rt, name, "BUSINESS")
+    key = make_key(rt, workspace.id, "sandbox")
     connect_sandbox_accounts(server.url, key, ACCOUNTS)
     return key
 
 
-def test_st_run_against_a_real_server(cli, servers, insecure_env, webhook_receiver, tmp_path):
+def test_st_run_against_a_real_server(rt, servers, insecure_env, webhook_receiver, tmp_path):
     """Every phase and every check, the stateless phases and the stateful one each on a
-    workspace of its own: each run's counted requests (some 300 to 400) stay under the
+    workspace of its own: each run's counted requests stay under the
     BUSINESS plan's 600 a minute, so it sends as fast as the server answers and never
     meets the limit (the server answers no 429), where one workspace for all four phases
     (some 650) would wait out most of a minute on it."""
     server = servers("serve", env=insecure_env)
-    stateless_key = contract_workspace(cli, server, "Contract")
-    stateful_key = contract_workspace(cli, server, "Contract stateful")
+    stateless_key = contract_workspace(rt, server, "Contract")
+    stateful_key = contract_workspace(rt, server, "Contract stateful")
 
     stateless = st_run(server, stateless_key, webhook_receiver.url, "examples,coverage,fuzzing",
                        tmp_path / "schemathesis-report", tmp_path)

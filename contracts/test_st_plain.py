@@ -51,7 +51,9 @@ from urllib.parse import urlsplit
 import requests
 import yaml
 
-from tests.conftest import bearer, loopback_guarded
+from fanout.models import db
+from fanout.models.workspace import create_workspace
+from tests.conftest import bearer, loopback_guarded, make_key
 from tests.loopback_site.loopback_guard import MARK
 
 SPEC = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
@@ -192,10 +194,13 @@ def is_a_data_rule(operation: str, status: int, error: dict) -> bool:
                for op, code, name, word in DATA_RULES)
 
 
-def test_a_plain_st_run_runs_every_example_and_follows_the_links(cli, servers, insecure_env, tmp_path):
+def test_a_plain_st_run_runs_every_example_and_follows_the_links(rt, servers, insecure_env, tmp_path):
     server = servers("serve", env=insecure_env)
-    workspace = cli.json("workspace", "create", "Plain", "--plan", "BUSINESS")  # 600 requests a minute
-    key = cli.json("key", "create", workspace["id"], "--mode", "sandbox")["key"]
+    # Made in this process, in the database the server shares (tests/test_cli.py runs the
+    # `fanout workspace` and `fanout key` commands a quickstart uses).
+    with db.connection_context():
+        workspace = create_workspace(rt, "Plain", "BUSINESS")  # 600 requests a minute
+    key = make_key(rt, workspace.id, "sandbox")
     report = tmp_path / "report"
     command = [
         sys.executable, "-m", "schemathesis.cli", "run",

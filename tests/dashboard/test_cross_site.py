@@ -4,7 +4,6 @@ carries a sign-in link or a valid CSRF token; and sign-in attempts are limited p
 address (fanout/dashboard/signin.py)."""
 from __future__ import annotations
 
-import dataclasses
 import html
 
 import pytest
@@ -13,24 +12,8 @@ from fanout.models import ApiKey, DashboardSession, db
 
 from ..conftest import free_port
 from ..test_pages_in_a_browser import keep
-from ..threads_world import serve_app
 from .conftest import CSRF, make_link, token_of
-
-
-@pytest.fixture
-def port() -> int:
-    return free_port()
-
-
-@pytest.fixture
-def settings(settings, port):
-    here = f"http://127.0.0.1:{port}"
-    return dataclasses.replace(settings, base_url=here, connect_url=here)
-
-
-@pytest.fixture
-def live(app, port) -> str:
-    yield from serve_app(app, port)
+from .served import live, port, settings  # noqa: F401 (fixtures)
 
 
 def expect(locator):

@@ -7,7 +7,6 @@ The screenshots go to the test's temporary folder (`screenshots/`), or to the fo
 DASHBOARD_SCREENSHOTS names; neither is in the repository."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from pathlib import Path
@@ -18,10 +17,10 @@ import requests
 from fanout.models import db
 from fanout.models.workspace import create_workspace
 
-from ..conftest import bearer, free_port, make_key, run_queue
+from ..conftest import bearer, make_key, run_queue
 from ..test_pages_in_a_browser import photo
-from ..threads_world import serve_app
 from .conftest import make_link
+from .served import live, port, settings  # noqa: F401 (fixtures)
 
 EXPECT_MS = 10_000
 
@@ -29,23 +28,6 @@ EXPECT_MS = 10_000
 @pytest.fixture
 def insecure_urls() -> bool:
     return True  # the test's webhook receiver is on loopback, over http
-
-
-@pytest.fixture
-def port() -> int:
-    return free_port()
-
-
-@pytest.fixture
-def settings(settings, port):
-    here = f"http://127.0.0.1:{port}"
-    return dataclasses.replace(settings, base_url=here, connect_url=here)
-
-
-@pytest.fixture
-def live(app, port) -> str:
-    """The app on a real loopback server, in this process, so the test's clock rules it."""
-    yield from serve_app(app, port)
 
 
 @pytest.fixture

@@ -202,6 +202,11 @@ def cmd_worker(args, settings):
     # let them finish instead, as on SIGINT. A task still running after 30 s is left to
     # its lease: the sweeper takes its target back.
     consumer._signal_actions[signal.SIGTERM] = (False, True)
+    # Huey sets its handlers only once its worker threads run, so a SIGTERM meeting the
+    # first task ended the process there and then (tests/test_worker.py,
+    # test_sigterm_lets_the_running_task_finish, answered -15). Set now, a stop signal
+    # from here on is kept and acted on, gracefully, once the consumer runs.
+    consumer._set_signal_handlers()
     # Take back at once what a killed worker left behind, rather than at the next minute,
     # and start what fell due while no worker ran (a scheduled post's time).
     sweep(rt, stale=_dt.timedelta(0))

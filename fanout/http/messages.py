@@ -13,7 +13,7 @@ import difflib
 from typing import Iterable
 
 from jsonschema import ValidationError
-from jsonschema.exceptions import relevance
+from jsonschema.exceptions import best_match, relevance
 
 from ..platforms import NAMES
 from .errors import QUOTE_LIMIT
@@ -34,8 +34,6 @@ def path_of(parts: Iterable) -> str:
 def first_error(errors: Iterable[ValidationError]) -> ValidationError | None:
     """The error to tell first: an unknown field wherever it is (a misspelt field is also
     the likeliest reason another is missing), then jsonschema's own choice."""
-    from jsonschema.exceptions import best_match
-
     return best_match(errors, key=lambda e: (e.validator == "additionalProperties", *relevance(e)))
 
 

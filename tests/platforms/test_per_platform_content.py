@@ -216,8 +216,9 @@ def test_a_first_comment_that_keeps_meeting_5xx_is_given_up_and_the_target_stays
     assert instagram_server.comments == {}
 
 
-def test_a_thread_part_that_keeps_meeting_5xx_fails_the_target_naming_the_part_and_what_is_out(
-        live, headers, ids, x_server, rt, clock):
+def an_x_thread_whose_second_part_keeps_meeting_5xx(live, headers, x_server, rt, clock):
+    """A two-part X thread whose first part goes out and whose second meets 5xx until the
+    engine gives up: (the post, its target as read, the part that is out)."""
     post = upload(live, headers, caption="part one", platforms=["x"],
                   overrides={"x": {"thread": [{"caption": "part two"}]}})
     healthy = rt.platform_http
@@ -226,23 +227,21 @@ def test_a_thread_part_that_keeps_meeting_5xx_fails_the_target_naming_the_part_a
     rt.platform_http = healthy
     [failed] = read(live, headers, post["id"])["targets"]
     [first] = x_server.posts[X_USER]
+    return post, failed, first
+
+
+def test_a_thread_part_that_keeps_meeting_5xx_fails_the_target_naming_the_part_and_what_is_out(
+        live, headers, ids, x_server, rt, clock):
+    post, failed, first = an_x_thread_whose_second_part_keeps_meeting_5xx(live, headers, x_server, rt, clock)
     assert (failed["status"], failed["error_code"]) == ("failed", "unknown_platform_error")
     assert failed["error_message"].startswith("gave up after 5 retries: ")
     assert failed["error_message"].endswith(f"; part 2 of 2 (thread[0]) was not posted; already published: "
                                             f"https://x.com/emu_x/status/{first.id}")
 
 
-
 def test_a_thread_that_fails_after_part_one_gives_the_target_and_its_event_the_part_that_is_out(
         live, headers, ids, hook, httpserver, x_server, rt, clock):
-    post = upload(live, headers, caption="part one", platforms=["x"],
-                  overrides={"x": {"thread": [{"caption": "part two"}]}})
-    healthy = rt.platform_http
-    rt.platform_http = FirstOnly(healthy, x_server)
-    run_a_while(rt, clock, (x_server,), minutes=60)
-    rt.platform_http = healthy
-    [failed] = read(live, headers, post["id"])["targets"]
-    [first] = x_server.posts[X_USER]
+    post, failed, first = an_x_thread_whose_second_part_keeps_meeting_5xx(live, headers, x_server, rt, clock)
     out = [{"index": 0, "external_url": f"https://x.com/emu_x/status/{first.id}"}]
     assert (failed["status"], failed["external_url"], failed["published_parts"]) == ("failed", None, out)
     [event] = [e for e in events(httpserver) if e.get("post_id") == post["id"]]

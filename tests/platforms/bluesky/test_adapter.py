@@ -245,21 +245,24 @@ def test_a_thread_part_over_the_cap_fails_before_anything_is_published(step, job
     assert emulator.calls == []
 
 
-def test_a_part_failing_names_itself_and_the_parts_already_published(step, job, clocks, emulator):
+def part_two_refused(step, job, clocks, emulator):
+    """Part 1 of a two-part thread published, then part 2 refused with a 400: (part 1's
+    result, the resumed step's)."""
     first, _, run = publish_to_the_end(step, job("1/2"), clocks)
     emulator.fail(*CREATE, 400, xrpc_error("InvalidRequest", "part two refused"))
     resumed = dataclasses.replace(job("1/2", thread=({"caption": "2/2"},)), state=run.saved[-1])
-    done = bluesky.publish(step(), resumed)
+    return first, bluesky.publish(step(), resumed)
+
+
+def test_a_part_failing_names_itself_and_the_parts_already_published(step, job, clocks, emulator):
+    first, done = part_two_refused(step, job, clocks, emulator)
     assert done.outcome.error_code == "unknown_platform_error"
     assert done.outcome.error_message.startswith("thread part 2: ") and "part two refused" in done.outcome.error_message
     assert first.outcome.external_url in done.outcome.error_message
 
 
 def test_a_part_failing_gives_the_outcome_the_parts_already_published(step, job, clocks, emulator):
-    first, _, run = publish_to_the_end(step, job("1/2"), clocks)
-    emulator.fail(*CREATE, 400, xrpc_error("InvalidRequest", "part two refused"))
-    resumed = dataclasses.replace(job("1/2", thread=({"caption": "2/2"},)), state=run.saved[-1])
-    done = bluesky.publish(step(), resumed)
+    first, done = part_two_refused(step, job, clocks, emulator)
     assert done.outcome.error_code == "unknown_platform_error"
     assert done.outcome.published_parts == (first.outcome.external_url,)
 

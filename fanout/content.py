@@ -98,10 +98,7 @@ def carries_nothing(rules: PlatformRules, caption: str, media) -> bool:
     """Whether a post (or a thread part) of `caption` and `media` lacks what the platform of
     `rules` needs (`PlatformRules.needs`): a blank caption is no text. No media where media
     is needed is `media_problem`'s, a 422 of its own."""
-    blank = not caption.strip()
-    if rules.needs is Needs.TEXT:
-        return blank
-    return rules.needs is Needs.TEXT_OR_MEDIA and blank and not media
+    return rules.needs is Needs.TEXT_OR_MEDIA and not caption.strip() and not media
 
 
 def empty_problem(reached: Mapping[str, tuple[PlatformRules, Content]]) -> str | None:

@@ -34,7 +34,6 @@ class Needs(str, Enum):
     `PlatformRules.needs`: judged by fanout/content.py `empty_problem`, and for `MEDIA` by
     `PlatformRules.media_problem` (422), since no media is a media problem there."""
 
-    TEXT = "a caption"
     MEDIA = "media"
     TEXT_OR_MEDIA = "a caption or media"
 
@@ -80,7 +79,7 @@ class PlatformRules:
     caption_limit: int
     caption_length: Callable[[str], int]
     caption_unit: str  # how `caption_length` counts, for messages ("" for plain characters)
-    needs: Needs  # what a post must carry: a caption, media, or either
+    needs: Needs  # what a post must carry: media, or a caption or media
     image_extensions: frozenset[str]  # empty if the platform never takes images
     video_extensions: frozenset[str]
     max_items: int  # media items in one post, images and videos together

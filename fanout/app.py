@@ -14,7 +14,7 @@ from . import runtime as _runtime
 from . import spec as _spec
 from .boot import boot
 from .handlers import HeldConnection, connect_pages, docs, sandbox_pages
-from .http import spec_check
+from .http import spec_check, specification
 from .http.bodylimit import BodyLimitMiddleware
 from .http.errors import make_error_handler, render_crash
 from .http.headmethod import UndocumentedHeadMiddleware
@@ -30,6 +30,7 @@ from .settings import Settings
 log = logging.getLogger(__name__)
 
 spec_check.install()
+specification.install()
 
 
 def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncApp:
@@ -41,11 +42,13 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     middlewares = [m for m in ConnexionMiddleware.default_middlewares if m is not SwaggerUIMiddleware]
     app = AsyncApp(__name__, specification_dir=str(_spec.FOLDER), middlewares=middlewares)
     app._middleware_app.api_cls = DecoratedOnceApi
-    spec = _spec.load(insecure_urls=settings.insecure_urls)
-    # The parsed dict, not the file: Connexion would parse (and Jinja-render) the file again.
-    # A copy, as Connexion fills in defaults in the dict it is given.
+    # Built once a process and shared (fanout/http/specification.py), not the file, which
+    # Connexion would parse (and Jinja-render) again. `spec`, the document as loaded, is
+    # shared too: what reads it below only reads.
+    shared = specification.shared(settings.insecure_urls)
+    spec = shared.raw
     app.add_api(
-        _spec.fresh_copy(spec),
+        shared,
         strict_validation=True,
         validate_responses=settings.validate_responses,
         validator_map=VALIDATOR_MAP_WITH_CLEAR_ERRORS,

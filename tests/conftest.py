@@ -727,6 +727,60 @@ def server(servers) -> Server:
     return servers()
 
 
+class Stand:
+    """One loopback server for the session, in this process, serving the app a test puts on
+    it (`serving`): a test that needs its app behind a real port (a browser, an emulator's
+    redirect, `requests`) gets one without a server started and stopped for it, which took
+    0.3 s a test. Between tests nothing is on it, and a request is answered 503."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.app = None
+        self._server = None
+        self._thread = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        app = self.app
+        if app is None:
+            await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": b"no app is on the stand"})
+            return
+        await app(scope, receive, send)
+
+    def start(self) -> None:
+        import uvicorn
+
+        self._server = uvicorn.Server(uvicorn.Config(self, host="127.0.0.1", port=self.port, lifespan="off",
+                                                     log_level="warning"))
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            assert time.monotonic() < deadline and self._thread.is_alive(), "the stand did not start"
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+
+    def serving(self, app):
+        """Serve `app` for the length of a fixture: yields the stand's URL."""
+        self.app = app
+        try:
+            yield self.url
+        finally:
+            self.app = None
+
+
+@pytest.fixture(scope="session")
+def stand():
+    started = Stand()
+    started.start()
+    yield started
+    started.stop()
+
+
 def connect_on_server(base_url: str, headers: dict, platform: str = "x") -> None:
     """The sandbox connect flow against a real server, as the end user's browser runs it."""
     started = requests.post(f"{base_url}/v1/accounts/{platform}/connect", headers=headers, json={}, timeout=10)

@@ -16,7 +16,6 @@ from fanout.media import MediaLimits
 from fanout.platforms.http import PlatformUnreachable, parse_hosts
 from fanout.platforms.rules import Needs, PlatformRules
 
-from .conftest import free_port
 from .emulators.testsky import HOSTS, TestSkyEmulator
 from .threads_world import serve_app
 
@@ -111,8 +110,8 @@ def platforms() -> dict:
 
 
 @pytest.fixture
-def port() -> int:
-    return free_port()
+def port(stand) -> int:
+    return stand.port
 
 
 @pytest.fixture
@@ -124,9 +123,9 @@ def settings(settings, sky, port):
 
 
 @pytest.fixture
-def live(app, port) -> str:
+def live(app, stand) -> str:
     """The app on a real loopback server."""
-    yield from serve_app(app, port)
+    yield from serve_app(app, stand)
 
 
 def sky_link(rt, workspace_id: str, redirect_url: str | None = None) -> str:

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import threading
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
-import uvicorn
 
 from fanout.platforms.base import App
 from fanout.platforms.http import parse_hosts
 
-from .conftest import bearer, free_port
+from .conftest import bearer
 from .emulators.threads import ThreadsEmulator
 
 USER_ID, USERNAME = "25025320001", "emu_threads"
@@ -38,8 +35,8 @@ def emulator(threads_server):
 
 
 @pytest.fixture
-def port() -> int:
-    return free_port()
+def port(stand) -> int:
+    return stand.port
 
 
 def served_with(settings, port: int, apps: dict[str, tuple[object, App]]):
@@ -65,28 +62,17 @@ def settings(settings, port, emulator):
 
 
 @pytest.fixture
-def live(app, port, emulator) -> str:
+def live(app, stand, emulator) -> str:
     """The app on a real loopback server (in this process, so the test's clock rules it)."""
-    for url in serve_app(app, port):
+    for url in serve_app(app, stand):
         # The platform accepts only the redirect URI registered for the app.
         emulator.redirect_uris = {f"{url}/connect/threads/callback"}
         yield url
 
 
-def serve_app(app, port: int):
-    """Serve `app` on `port` of loopback in this process for the length of a fixture: yields its URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the app did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+def serve_app(app, stand):
+    """Serve `app` on the session's loopback server for the length of a fixture: yields its URL."""
+    yield from stand.serving(app)
 
 
 @pytest.fixture

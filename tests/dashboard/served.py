@@ -7,13 +7,12 @@ import dataclasses
 
 import pytest
 
-from ..conftest import free_port
 from ..threads_world import serve_app
 
 
 @pytest.fixture
-def port() -> int:
-    return free_port()
+def port(stand) -> int:
+    return stand.port
 
 
 @pytest.fixture
@@ -23,6 +22,6 @@ def settings(settings, port):
 
 
 @pytest.fixture
-def live(app, port) -> str:
+def live(app, stand) -> str:
     """The app on a real loopback server, in this process, so the test's clock rules it."""
-    yield from serve_app(app, port)
+    yield from serve_app(app, stand)

@@ -57,8 +57,8 @@ def settings(settings, port, sky_server):
 
 
 @pytest.fixture
-def live(app, port) -> str:
-    yield from serve_app(app, port)
+def live(app, stand) -> str:
+    yield from serve_app(app, stand)
 
 
 @pytest.fixture(scope="module")

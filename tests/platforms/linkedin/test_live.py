@@ -40,8 +40,8 @@ def settings(settings, port, li_server):
 
 
 @pytest.fixture
-def live(app, port) -> str:
-    yield from serve_app(app, port)
+def live(app, stand) -> str:
+    yield from serve_app(app, stand)
 
 
 @pytest.fixture

@@ -48,8 +48,38 @@ from fanout.tasks import make_queue, memory_queue, register
 from .loopback_site import loopback_guard
 
 TEST_SECRET_KEY = "hTMUhjRO0RYW8h_LA-g_S9tTbcf3G_9pGxvX0fl-plA="
-EXTERNAL_DATABASE_URL = os.environ.get("FANOUT_DATABASE_URL")
-EXTERNAL_QUEUE_URL = os.environ.get("FANOUT_QUEUE_URL")
+
+
+def worker_number() -> int | None:
+    """Which pytest-xdist worker this session is (`-n`: gw0, gw1, ...), None without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return int(worker.removeprefix("gw")) if worker else None
+
+
+def worker_database_url(url: str | None, worker: int | None) -> str | None:
+    """A PostgreSQL database of each xdist worker's own, named after the one given: every
+    test empties its tables, so two sessions must never share one."""
+    if not url or worker is None:
+        return url
+    parts = urlsplit(url)
+    return parts._replace(path=f"{parts.path}_gw{worker}").geturl()
+
+
+def worker_queue_url(url: str | None, worker: int | None) -> str | None:
+    """A Redis db of each xdist worker's own, counting down from the one given (gw0 the
+    given one): queues, limits and sign-in counts outlive a test, so sessions never share
+    a db. The count fails, never wraps, past db 0."""
+    if not url or worker is None or not url.startswith(("redis://", "rediss://")):
+        return url
+    base, _, number = url.rpartition("/")
+    if int(number or 0) - worker < 0:
+        raise SystemExit(f"xdist worker gw{worker} would need Redis db {int(number or 0) - worker} below {url}: "
+                         "give a higher db or fewer workers")
+    return f"{base}/{int(number or 0) - worker}"
+
+
+EXTERNAL_DATABASE_URL = worker_database_url(os.environ.get("FANOUT_DATABASE_URL"), worker_number())
+EXTERNAL_QUEUE_URL = worker_queue_url(os.environ.get("FANOUT_QUEUE_URL"), worker_number())
 PUBLIC_IP = "93.184.216.34"
 
 
@@ -203,6 +233,8 @@ def _external_backends_reachable():
     if EXTERNAL_DATABASE_URL:
         from fanout.models import open_database
 
+        if worker_number() is not None:
+            _create_worker_database(os.environ["FANOUT_DATABASE_URL"], EXTERNAL_DATABASE_URL)
         database = open_database(EXTERNAL_DATABASE_URL)
         try:
             database.connect()
@@ -216,6 +248,27 @@ def _external_backends_reachable():
             redis.Redis.from_url(EXTERNAL_QUEUE_URL).ping()
         except Exception as e:
             pytest.exit(f"Redis at FANOUT_QUEUE_URL is unreachable: {e}", returncode=3)
+
+
+def _create_worker_database(given: str, own: str) -> None:
+    """The worker's own database, made on the server of the one given if it is missing."""
+    import psycopg2
+    from psycopg2 import sql
+
+    name = urlsplit(own).path.lstrip("/")
+    try:
+        conn = psycopg2.connect(given)
+        try:
+            conn.autocommit = True  # CREATE DATABASE runs outside any transaction
+            with conn.cursor() as cursor:
+                cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+                if cursor.fetchone() is None:
+                    cursor.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        finally:
+            conn.close()
+    except psycopg2.Error as e:
+        pytest.exit(f"PostgreSQL at FANOUT_DATABASE_URL could not give this worker a database {name!r}: {e}",
+                    returncode=3)
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,6 @@
 """Fixtures as vocabulary: `settings`, `platforms`, `rt`, `app`, `client`, `workspace`, `sandbox_key`,
-`live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`; for outbound HTTP,
+`live_key`, `auth`, `account`, `clock`, `resolver`, `cli`, `server`, `stand` (the session's
+loopback server for an in-process app behind a real port); for outbound HTTP,
 `network` (what was dialled, and routes from public addresses to loopback) and `ca` /
 `ca_bundle` (a local certificate authority); for pages people look at, `page` (a tab of
 a real Chromium that reaches only loopback).
@@ -7,7 +8,8 @@ a real Chromium that reaches only loopback).
 The suite runs on the embedded default (a SQLite file per test, a copy of one migrated once
 a session). With FANOUT_DATABASE_URL and FANOUT_QUEUE_URL set it runs on PostgreSQL and
 Redis instead (tables emptied before each test); an unreachable server is then a failure,
-never a skip.
+never a skip. Under pytest-xdist (`-n auto`) each worker is a session of its own, with its
+own database and Redis db on those servers (`worker_database_url`, `worker_queue_url`).
 
 Nothing connects anywhere but loopback: the loopback guard (tests/loopback_site) refuses
 any other connection, in this session and in every process the tests start, and fails the

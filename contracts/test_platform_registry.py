@@ -172,3 +172,37 @@ def test_the_tests_parametrise_over_the_registry_not_a_list_of_their_own():
     tests = [p for d in ("tests", "contracts") for p in (ROOT / d).glob("**/*.py")]
     spelled = {str(p.relative_to(ROOT)): lines for p in tests if (lines := list(literal_platform_lists(p)))}
     assert spelled == {}
+
+
+@pytest.mark.parametrize("name", [name for name, platform in REGISTRY.items() if platform.adapter is not None])
+def test_every_adapter_offers_what_its_connect_style_asks(name):
+    from fanout.platforms.surface import problems
+
+    assert problems(REGISTRY[name].adapter) == []
+
+
+def test_an_adapter_that_lacks_a_hook_or_takes_other_parameters_is_told_which():
+    import types
+
+    from fanout.platforms.base import CREDENTIALS, Field
+    from fanout.platforms.surface import problems
+
+    oauth = types.ModuleType("half_done")
+    oauth.HOSTS = ("api.example.com",)
+    oauth.publish = lambda step, job: None
+    oauth.refresh = lambda http, app, token, refresh_token, *, now: None  # `token`, not `access_token`
+    oauth.refresh_due = lambda expires_at: expires_at
+    oauth.UPLOADS_MEDIA = "yes"
+    assert problems(oauth) == [
+        "refresh('http', 'app', 'token', 'refresh_token', 'now') is called as "
+        "refresh('http', 'app', 'access_token', 'refresh_token', 'now')",
+        "no authorize()", "no exchange()", "UPLOADS_MEDIA is not True or False",
+    ]
+    credentials = types.ModuleType("form_only")
+    credentials.CONNECT_STYLE = CREDENTIALS
+    credentials.HOSTS = ()
+    credentials.fields = (Field("password", "Password", secret=True), Field("handle", "Handle"))
+    assert problems(credentials) == [
+        "no publish()", "no refresh()", "no refresh_due()", "no sign_in()", "HOSTS is not a tuple of host names",
+        "fields are not the identifier first, then the secret",
+    ]

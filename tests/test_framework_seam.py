@@ -12,43 +12,41 @@ from __future__ import annotations
 import importlib
 import inspect
 
-# (class, name, who uses it): the class has the name (a method, property or class attribute).
-ON_THE_CLASS = [
-    ("connexion.spec:OpenAPISpecification", "_validate_spec", "fanout/http/spec_check.py replaces it"),
-    ("connexion.spec:Specification", "load", "fanout/http/specification.py lets a built one through"),
-    ("connexion.spec:Specification", "raw", "fanout/app.py reads the document from it"),
-    ("connexion.apps.asynchronous:AsyncASGIApp", "api_cls", "fanout/app.py sets it on the middleware app"),
-    ("connexion.apps.asynchronous:AsyncApi", "make_operation", "fanout/http/operations.py overrides it"),
-    ("connexion.apps.asynchronous:AsyncOperation", "fn", "fanout/http/operations.py overrides it"),
-    ("connexion.decorators:StarletteDecorator", "_parameter_decorator_cls", "fanout/http/operations.py overrides it"),
-    ("connexion.decorators:StarletteDecorator", "decorate", "fanout/http/operations.py calls it"),
-    ("connexion.decorators:StarletteDecorator", "framework", "fanout/http/operations.py asks it for the request"),
-    ("connexion.decorators.parameter:AsyncParameterDecorator", "_maybe_get_body",
-     "fanout/http/operations.py overrides and calls it"),
-    ("connexion.validators:JSONRequestBodyValidator", "wrap_receive", "fanout/http/validation.py overrides it"),
-    ("connexion.validators:JSONRequestBodyValidator", "_parse", "fanout/http/validation.py overrides it"),
-    ("connexion.validators:JSONRequestBodyValidator", "_validate", "fanout/http/validation.py overrides it"),
-    ("connexion.validators:JSONRequestBodyValidator", "_validator", "fanout/http/validation.py overrides it"),
-    ("connexion.validators:JSONRequestBodyValidator", "_insert_messages", "fanout/http/validation.py calls it"),
-    ("uvicorn.protocols.http.h11_impl:H11Protocol", "send_400_response", "fanout/http/server.py overrides it"),
-    ("huey.consumer:Consumer", "_set_signal_handlers", "fanout/cli.py calls it before the consumer starts"),
-]
-
-# (class, attribute, who uses it): the class (or a base) sets `self.<attribute>` somewhere.
-SET_ON_INSTANCES = [
-    ("connexion.apps.asynchronous:AsyncApp", "_middleware_app", "fanout/app.py reaches the middleware app"),
-    ("connexion.apps.asynchronous:AsyncOperation", "_fn", "fanout/http/operations.py decorates it once"),
-    ("connexion.apps.asynchronous:AsyncOperation", "pythonic_params", "fanout/http/operations.py"),
-    ("connexion.apps.asynchronous:AsyncOperation", "jsonifier", "fanout/http/operations.py"),
-    ("connexion.decorators.parameter:AsyncParameterDecorator", "sanitize_fn", "fanout/http/operations.py caches it"),
-    ("connexion.validators:JSONRequestBodyValidator", "_schema", "fanout/http/validation.py"),
-    ("connexion.validators:JSONRequestBodyValidator", "_nullable", "fanout/http/validation.py"),
-    ("connexion.validators:JSONRequestBodyValidator", "_required", "fanout/http/validation.py"),
-    ("connexion.validators:JSONRequestBodyValidator", "_encoding", "fanout/http/validation.py"),
-    ("uvicorn.protocols.http.h11_impl:H11Protocol", "conn", "fanout/http/server.py bounds the request head"),
-    ("uvicorn.protocols.http.h11_impl:H11Protocol", "transport", "fanout/http/server.py writes the refusal"),
-    ("huey.consumer:Consumer", "_signal_actions", "fanout/cli.py makes SIGTERM graceful"),
-]
+# One name a line: the class, the name, and either `has` (the class has it: a method, a
+# property or a class attribute) or `sets` (the class or a base assigns `self.<name>`),
+# then who uses it.
+SEAM = """
+connexion.spec:OpenAPISpecification                     _validate_spec            has   fanout/http/spec_check.py replaces it
+connexion.spec:Specification                            load                      has   fanout/http/specification.py lets a built one through
+connexion.spec:Specification                            raw                       has   fanout/app.py reads the document from it
+connexion.apps.asynchronous:AsyncASGIApp                api_cls                   has   fanout/app.py sets it on the middleware app
+connexion.apps.asynchronous:AsyncApi                    make_operation            has   fanout/http/operations.py overrides it
+connexion.apps.asynchronous:AsyncOperation              fn                        has   fanout/http/operations.py overrides it
+connexion.decorators:StarletteDecorator                 _parameter_decorator_cls  has   fanout/http/operations.py overrides it
+connexion.decorators:StarletteDecorator                 decorate                  has   fanout/http/operations.py calls it
+connexion.decorators:StarletteDecorator                 framework                 has   fanout/http/operations.py asks it for the request
+connexion.decorators.parameter:AsyncParameterDecorator  _maybe_get_body           has   fanout/http/operations.py overrides and calls it
+connexion.validators:JSONRequestBodyValidator           wrap_receive              has   fanout/http/validation.py overrides it
+connexion.validators:JSONRequestBodyValidator           _parse                    has   fanout/http/validation.py overrides it
+connexion.validators:JSONRequestBodyValidator           _validate                 has   fanout/http/validation.py overrides it
+connexion.validators:JSONRequestBodyValidator           _validator                has   fanout/http/validation.py overrides it
+connexion.validators:JSONRequestBodyValidator           _insert_messages          has   fanout/http/validation.py calls it
+uvicorn.protocols.http.h11_impl:H11Protocol             send_400_response         has   fanout/http/server.py overrides it
+huey.consumer:Consumer                                  _set_signal_handlers      has   fanout/cli.py calls it before the consumer starts
+connexion.apps.asynchronous:AsyncApp                    _middleware_app           sets  fanout/app.py reaches the middleware app
+connexion.apps.asynchronous:AsyncOperation              _fn                       sets  fanout/http/operations.py decorates it once
+connexion.apps.asynchronous:AsyncOperation              pythonic_params           sets  fanout/http/operations.py
+connexion.apps.asynchronous:AsyncOperation              jsonifier                 sets  fanout/http/operations.py
+connexion.decorators.parameter:AsyncParameterDecorator  sanitize_fn               sets  fanout/http/operations.py caches it
+connexion.validators:JSONRequestBodyValidator           _schema                   sets  fanout/http/validation.py
+connexion.validators:JSONRequestBodyValidator           _nullable                 sets  fanout/http/validation.py
+connexion.validators:JSONRequestBodyValidator           _required                 sets  fanout/http/validation.py
+connexion.validators:JSONRequestBodyValidator           _encoding                 sets  fanout/http/validation.py
+uvicorn.protocols.http.h11_impl:H11Protocol             conn                      sets  fanout/http/server.py bounds the request head
+uvicorn.protocols.http.h11_impl:H11Protocol             transport                 sets  fanout/http/server.py writes the refusal
+huey.consumer:Consumer                                  _signal_actions           sets  fanout/cli.py makes SIGTERM graceful
+"""
+NAMES = [line.split(None, 3) for line in SEAM.strip().splitlines()]
 
 # (class, method, the parameter names our override or call passes, self aside); a method
 # of None: the path names the function itself.
@@ -92,14 +90,11 @@ def sets(cls, attribute: str) -> bool:
 
 def test_every_private_name_the_service_uses_is_where_it_was():
     missing = []
-    for path, name, user in ON_THE_CLASS:
+    for path, name, kind, user in NAMES:
         cls = found(path)
-        if cls is None or not hasattr(cls, name):
-            missing.append(f"{path}.{name} ({user})")
-    for path, attribute, user in SET_ON_INSTANCES:
-        cls = found(path)
-        if cls is None or not sets(cls, attribute):
-            missing.append(f"{path} instances' {attribute} ({user})")
+        there = cls is not None and (hasattr(cls, name) if kind == "has" else sets(cls, name))
+        if not there:
+            missing.append(f"{path} {name} ({user})")
     assert not missing, "moved or renamed by an upgrade:\n" + "\n".join(missing)
 
 

@@ -32,7 +32,7 @@ class Crashing:
     answer come back); the other calls go through."""
 
     def __init__(self, inner, platform: str, after: str | None = None):
-        self.inner, self.hosts, self.after, self.raised = inner, set(REGISTRY[platform].adapter.hosts), after, 0
+        self.inner, self.hosts, self.after, self.raised = inner, set(REGISTRY[platform].hosts), after, 0
 
     def url(self, url):
         return self.inner.url(url)

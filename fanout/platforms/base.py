@@ -23,8 +23,6 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
-from .rules import PlatformRules
-
 State = Mapping[str, Any]
 
 
@@ -236,63 +234,16 @@ class LeaseLost(Exception):
     """The target was taken back from this worker (its lease ran out): stop, send nothing."""
 
 
-class Adapter(Protocol):
-    """One platform. `connect`/`refresh`/`publish` are None until the platform is live."""
-
-    name: str
-    title: str
-    rules: PlatformRules
-    hosts: tuple[str, ...]  # the real hosts it calls, for FANOUT_PLATFORM_HOSTS and docs
-    scopes: tuple[str, ...]
-
-    # `randbytes`: the engine's randomness, for a PKCE verifier.
-    def authorize(self, app: App, redirect_uri: str, state: str, *, randbytes) -> Authorization: ...
-
-    # `now`: the engine's clock, from which `Grant.expires_at` is counted; `settings`: the
-    # server's (fanout.settings.Settings), for an API version the adapter reads from them.
-    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None, *,
-                 now: _dt.datetime, settings) -> Grant: ...
-
-    def refresh(self, http, app: App, access_token: str, refresh_token: str | None, *,
-                now: _dt.datetime) -> Grant: ...
-
-    def refresh_due(self, expires_at: _dt.datetime) -> _dt.datetime:
-        """When a token expiring at `expires_at` should be refreshed (before jitter)."""
-
-    def publish(self, step: Step, job: Job) -> Result: ...
-
-    # Optional, module level: `foresee(step, job) -> list[Outcome]`, the failures a publish
-    # of `job` now would meet before creating anything (a spent quota, a window used up),
-    # for a preflight (fanout/preflight.py). Its `step` records nothing: `save` refuses and
-    # `per_minute` only looks. Without it a preflight foresees the engine's own checks only.
-
-    # Optional, module level: True when the adapter fetches the media itself to upload
-    # the bytes (with fanout/outbound/media_fetch.py's `fetch`, which checks them as the engine
-    # would): the engine then does not fetch them first.
-    UPLOADS_MEDIA: bool
-
-
 Clock = Callable[[], _dt.datetime]
 
 
 # --- connect styles (docs/architecture.md#platforms) ------------------------------------
 # How a platform's user grants Fanout access. An adapter declares its style with a module
-# attribute CONNECT_STYLE; without one it is OAUTH, the redirect the first four use.
+# attribute CONNECT_STYLE; without one it is OAUTH, the redirect. What each style asks of
+# an adapter: fanout/platforms/surface.py.
 
 OAUTH = "oauth"
 CREDENTIALS = "credentials"
-
-
-class OAuthConnect(Protocol):
-    """The browser is sent to the platform's consent page (`authorize`) and comes back to
-    `{connect_url}/connect/{platform}/callback` with a code (`exchange`). A platform whose
-    refusal is not OAuth's `error=access_denied` names its own in an optional module
-    attribute `DENIED` (a tuple of `error` values), so that the user's "no" is one."""
-
-    def authorize(self, app: App, redirect_uri: str, state: str, *, randbytes) -> Authorization: ...
-
-    def exchange(self, http, app: App, code: str, redirect_uri: str, verifier: str | None, *,
-                 now: _dt.datetime, settings) -> Grant: ...
 
 
 @dataclass(frozen=True)
@@ -307,20 +258,6 @@ class Field:
 
 class SignInRefused(AuthFailed):
     """The platform refused the identifier and password: the form is shown again."""
-
-
-class CredentialsConnect(Protocol):
-    """The user types an identifier and an app password into Fanout's own connect page;
-    `sign_in` exchanges them for the platform's tokens at once. The password goes no further
-    than that one call: only the tokens are stored (encrypted, as every token).
-
-    `fields` are the form's two inputs, the identifier first and then the secret. `sign_in`
-    raises SignInRefused for a wrong identifier or password, AccountNotEligible for an account
-    that cannot publish, PlatformUnreachable when the platform cannot be asked."""
-
-    fields: tuple[Field, Field]
-
-    def sign_in(self, http, identifier: str, password: str, *, now: _dt.datetime, settings) -> Grant: ...
 
 
 def connect_style(adapter) -> str:

@@ -55,7 +55,6 @@ from .text import HANDLE, facets, mentioned
 ENTRYWAY, PLC, VIDEO = "bsky.social", "plc.directory", "video.bsky.app"
 HOSTS = (ENTRYWAY, PLC, VIDEO)  # and each account's PDS, named by its DID document
 SCOPES: tuple[str, ...] = ()  # an app password may do what the account may
-hosts, scopes = HOSTS, SCOPES
 UPLOADS_MEDIA = True
 CONNECT_STYLE = CREDENTIALS
 TITLE = "Bluesky"

@@ -35,8 +35,6 @@ from ..http import PlatformResponse
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
 # `instagram_business_manage_comments`: for a post's first comment.
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
-# The names base.Adapter reads.
-hosts, scopes = HOSTS, SCOPES
 
 AUTHORIZE_URL = "https://www.instagram.com/oauth/authorize"
 OAUTH = "https://api.instagram.com/oauth"

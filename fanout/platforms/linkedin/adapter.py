@@ -48,7 +48,6 @@ from .text import escape
 
 HOSTS = ("www.linkedin.com", "api.linkedin.com")
 SCOPES = ("openid", "profile", "w_member_social")
-hosts, scopes = HOSTS, SCOPES
 UPLOADS_MEDIA = True
 TITLE = "LinkedIn"
 # LinkedIn's words for a member who said no at its consent page (connect_flow's `denials`).

@@ -24,8 +24,6 @@ HOSTS = ("threads.net", "graph.threads.net")
 # `threads_manage_replies`: for replies, the parts of a thread after the first and a
 # first comment.
 SCOPES = ("threads_basic", "threads_content_publish", "threads_manage_replies")
-# The names base.Adapter reads.
-hosts, scopes = HOSTS, SCOPES
 
 VERSION = "v1.0"
 AUTHORIZE_URL = "https://threads.net/oauth/authorize"

@@ -50,8 +50,6 @@ from .rules import RULES
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
 SCOPES = ("user.info.basic", "user.info.profile", "video.publish")
-# The names base.Adapter reads.
-hosts, scopes = HOSTS, SCOPES
 UPLOADS_MEDIA = True
 
 AUTHORIZE_URL = "https://www.tiktok.com/v2/auth/authorize/"

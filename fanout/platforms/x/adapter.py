@@ -56,8 +56,6 @@ from .rules import RULES
 
 HOSTS = ("x.com", "api.x.com")
 SCOPES = ("tweet.read", "tweet.write", "users.read", "media.write", "offline.access")
-# The names base.Adapter reads.
-hosts, scopes = HOSTS, SCOPES
 UPLOADS_MEDIA = True
 
 AUTHORIZE_URL = "https://x.com/i/oauth2/authorize"

@@ -206,3 +206,17 @@ def test_an_adapter_that_lacks_a_hook_or_takes_other_parameters_is_told_which():
         "no publish()", "no refresh()", "no refresh_due()", "no sign_in()", "HOSTS is not a tuple of host names",
         "fields are not the identifier first, then the secret",
     ]
+
+
+def test_the_package_and_its_metadata_name_every_platform():
+    import configparser
+
+    import fanout
+
+    titles = sorted(p.title for p in REGISTRY.values())
+    named = ", ".join(titles[:-1]) + " and " + titles[-1]
+    metadata = configparser.ConfigParser()
+    metadata.read(ROOT / "setup.cfg")
+    assert named in fanout.__doc__
+    assert named in metadata["metadata"]["description"]
+    assert named in " ".join((ROOT / "README.md").read_text().split("\n\n")[1].split())

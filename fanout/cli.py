@@ -19,7 +19,7 @@ from . import __version__
 from .ops import metrics_dir
 from .ops.announced import announce, announced
 from .ops.supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
-from .plans import PLANS
+from .plans import DEFAULT_PLAN, PLANS
 from .problems import InternalError, InvalidRequest, InvalidSetting, NoDatabase, NotFound, NotStarted, Problem, SchemaOutOfDate
 from .settings import Settings, SettingsError, sqlite_path
 from .times import isoformat
@@ -487,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     ws = command(sub, "workspace", help="manage workspaces").add_subparsers(dest="action", required=True, metavar="ACTION")
     p = command(ws, "create", parents=[common], help="create a workspace")
     p.add_argument("name", help="the workspace's name")
-    p.add_argument("--plan", type=str.upper, choices=list(PLANS), default="FREE", help="the workspace's plan")
+    p.add_argument("--plan", type=str.upper, choices=list(PLANS), default=DEFAULT_PLAN, help="the workspace's plan")
     p.set_defaults(fn=cmd_workspace_create)
     p = command(ws, "list", parents=[common], help="list workspaces")
     p.set_defaults(fn=cmd_workspace_list)

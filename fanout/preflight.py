@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from .content import Content, content_for, job_of
 from .content import target_problems as content_problems
 from .models import caps
-from .models.lifecycle import published_in_workspace, published_since
+from .models.lifecycle import published_in_workspace, published_last_24h, published_since
 from .models.tables.account import Account
 from .models.upload import check_destinations, draft_from_request
 from .models.workspace import Workspace
 from .platforms import sandbox as sandbox_platform
-from .platforms.base import Outcome
+from .platforms.base import Outcome, limit_key
 from .platforms.setup import live_setup
 from .target_errors import AUTH, UNKNOWN
 
@@ -89,7 +89,7 @@ def target_problems(rt, account: Account, content: Content, *, sandbox: bool,
     foresee = getattr(platform.adapter, "foresee", None)
     if foresee is not None:
         account = Account.get_by_id(account.id)  # its token may have been refreshed just now
-        recent = published_since(account.id, rt.now() - DAY)
+        recent = published_last_24h(account.id, rt.now())
         job = job_of(rt, account, content, target_id="preflight", published_last_24h=recent)
         found += foresee(Foresight(rt, platform, account), job)
     return found
@@ -168,10 +168,6 @@ class Foresight:
         return published_since(self.account.id, since)
 
     def per_minute(self, key: str, limit: int) -> bool:
-        # The key the engine counts under (fanout/tasks/publishing.py `Run.per_minute`).
-        return self.rt.throttle.would_admit(f"platform:{key}", limit)
-
-
-DAY = _dt.timedelta(hours=24)
+        return self.rt.throttle.would_admit(limit_key(key), limit)
 
 

@@ -185,6 +185,12 @@ def published_since(account_id: str, since: _dt.datetime) -> int:
                                  & (Target.published_at >= since)).count()
 
 
+def published_last_24h(account_id: str, now: _dt.datetime) -> int:
+    """`Job.published_last_24h` (fanout/platforms/base.py): the account's targets published
+    in the 24 hours to `now`, as the engine and a preflight count them."""
+    return published_since(account_id, now - _dt.timedelta(hours=24))
+
+
 def published_in_workspace(workspace_id: str, platform: str, since: _dt.datetime) -> int:
     """The workspace's targets on `platform` published since `since` (workspace-wide caps)."""
     return (Target.select().join(Post, on=(Target.post == Post.id))

@@ -226,6 +226,12 @@ def expiry(now: _dt.datetime, answer: Mapping[str, Any]) -> _dt.datetime | None:
     return now + _dt.timedelta(seconds=seconds) if seconds > 0 else None
 
 
+def limit_key(key: str) -> str:
+    """The limiter's key for a step's `per_minute(key, limit)`: the engine counts under it,
+    a preflight only looks, and no workspace's own key (the API's limit) is ever one."""
+    return f"platform:{key}"
+
+
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 

@@ -25,12 +25,13 @@ from ..models import db
 from ..models.account import Account
 from ..models.deliveries import due
 from ..models.lifecycle import (
-    claim, due_checks, falling_due, park, published_in_workspace, published_since, reclaim_expired, resolve,
+    claim, due_checks, falling_due, park, published_in_workspace, published_last_24h, published_since,
+    reclaim_expired, resolve,
     save_state, to_wake, waiting,
 )
 from ..models.upload import WAKE_AHEAD
 from ..platforms import sandbox
-from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed
+from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed, limit_key
 from ..platforms.contract import UnusableAnswer, outcome
 from ..content import job_of, target_problems
 from ..preflight import media_problems, unconfigured
@@ -48,7 +49,6 @@ INLINE_STEPS = 10
 MAX_RETRIES = 5
 RETRY_BASE = 30  # seconds; doubled each retry, capped below
 RETRY_CAP = 1800
-DAY = _dt.timedelta(hours=24)
 
 
 class Run:
@@ -79,7 +79,7 @@ class Run:
     def per_minute(self, key: str, limit: int) -> bool:
         # The limiter of requests per minute (Redis or the data folder's SQLite), under keys
         # of their own; like the API's limits it fails open when its store cannot answer.
-        decision = self.rt.throttle.check(f"platform:{key}", limit)
+        decision = self.rt.throttle.check(limit_key(key), limit)
         return decision is None or decision.allowed
 
     def published(self, since: _dt.datetime, *, workspace: bool = False) -> int:
@@ -112,7 +112,7 @@ def publish_target(rt, target_id: str) -> None:
         # Read only now that the claim committed: an edit that came first is in it.
         post = target.post
         account = Account.get_or_none(Account.id == target.account_id)
-        recent = published_since(target.account_id, rt.now() - DAY) if account and not post.sandbox else 0
+        recent = published_last_24h(target.account_id, rt.now()) if account and not post.sandbox else 0
     # No database connection is held while a platform is called: that can take a while.
     run = Run(rt, target, post.workspace_id)
     state = target.saved_state

@@ -163,20 +163,31 @@ def _serve_api(settings: Settings, host: str, port: int, workers: int) -> None:
 def _run_api(settings: Settings, host: str, port: int, workers: int) -> None:
     import uvicorn
 
-    log.info("serving the API on http://%s:%d (base URL %s)", host, port, settings.base_url)
+    def serving() -> None:
+        log.info("serving the API on http://%s:%d (base URL %s)", host, port, settings.base_url)
+
     # h11 with a bounded request head, not httptools: see fanout/http/server.py.
     # In-flight requests get 3 s on shutdown, so `serve` (then 31 s for its worker) stops
     # within the 35 s the README promises.
     options = dict(host=host, port=port, access_log=False, log_config=None, http="fanout.http.server:FanoutH11Protocol",
                    timeout_graceful_shutdown=3)
     if workers > 1:
+        serving()  # the supervisor binds the socket before it starts the workers
         # Each worker process imports fanout.asgi and builds its app from the environment.
         uvicorn.run("fanout.asgi:app", workers=workers, **options)
         return
     from .app import create_app
+    from .http.server import ListeningServer
     from .runtime import current
 
-    uvicorn.run(create_app(settings, current()), **options)
+    # What uvicorn.run does with one worker, but saying "serving" once the socket listens.
+    server = ListeningServer(uvicorn.Config(create_app(settings, current()), **options), when_listening=serving)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:
+        sys.exit(3)  # uvicorn's STARTUP_FAILURE, as uvicorn.run exits
 
 
 def cmd_worker(args, settings):

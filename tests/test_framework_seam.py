@@ -33,6 +33,7 @@ connexion.validators:JSONRequestBodyValidator           _validator              
 connexion.validators:JSONRequestBodyValidator           _insert_messages          has   fanout/http/validation.py calls it
 uvicorn.protocols.http.h11_impl:H11Protocol             send_400_response         has   fanout/http/server.py overrides it
 huey.consumer:Consumer                                  _set_signal_handlers      has   fanout/cli.py calls it before the consumer starts
+uvicorn.server:Server                                   startup                   has   fanout/http/server.py says "serving" after it
 connexion.apps.asynchronous:AsyncApp                    _middleware_app           sets  fanout/app.py reaches the middleware app
 connexion.apps.asynchronous:AsyncOperation              _fn                       sets  fanout/http/operations.py decorates it once
 connexion.apps.asynchronous:AsyncOperation              pythonic_params           sets  fanout/http/operations.py
@@ -45,6 +46,7 @@ connexion.validators:JSONRequestBodyValidator           _encoding               
 uvicorn.protocols.http.h11_impl:H11Protocol             conn                      sets  fanout/http/server.py bounds the request head
 uvicorn.protocols.http.h11_impl:H11Protocol             transport                 sets  fanout/http/server.py writes the refusal
 huey.consumer:Consumer                                  _signal_actions           sets  fanout/cli.py makes SIGTERM graceful
+uvicorn.server:Server                                   started                   sets  fanout/http/server.py, fanout/cli.py
 """
 NAMES = [line.split(None, 3) for line in SEAM.strip().splitlines()]
 
@@ -61,6 +63,7 @@ PARAMETERS = [
     ("connexion.validators:JSONRequestBodyValidator", "_validate", ["body"]),
     ("connexion.validators:JSONRequestBodyValidator", "_insert_messages", ["receive", "messages"]),
     ("uvicorn.protocols.http.h11_impl:H11Protocol", "send_400_response", ["msg"]),
+    ("uvicorn.server:Server", "startup", ["sockets"]),
 ]
 
 

@@ -80,3 +80,28 @@ def test_serve_threads_sets_its_queue_workers_threads(servers, process_env):
     srv = servers("serve", process_env, args=("--threads", "3"))
     wait_for(lambda: "queue worker running" in srv.log(), 20, "the queue worker")
     assert "queue worker running with 3 thread(s)" in srv.log()
+
+
+def test_the_api_says_it_serves_only_once_it_answers(process_env, rt):
+    """A process by nature: the line a person waits for before sending a request (the
+    README's quickstart) comes once the socket listens, so a request sent the moment it
+    is read is answered."""
+    import subprocess
+    import sys
+
+    from .conftest import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "fanout", "api", "--port", str(port)], env=process_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        said = []
+        for line in proc.stdout:
+            said.append(line)
+            if "serving the API on" in line:
+                break
+        assert any("serving the API on" in line for line in said), "".join(said)
+        assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(20)

@@ -12,8 +12,10 @@ beside what a request does with the database.
 from __future__ import annotations
 
 import http
+from typing import Callable
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..problems import HeadersTooLarge, InvalidRequest
@@ -78,3 +80,18 @@ class FanoutH11Protocol(H11Protocol):
             self.transport.write(self.conn.send(event))
         self.transport.close()
         log_access(request_id, method=None, path=None, route=None, status=status, duration_ms=0.0)
+
+
+class ListeningServer(uvicorn.Server):
+    """uvicorn's server, calling `when_listening` once its socket listens and not before:
+    whoever reads the line it logs (a person at the quickstart, tests/test_quickstart.py)
+    may send a request at once."""
+
+    def __init__(self, config: uvicorn.Config, when_listening: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.when_listening = when_listening
+
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            self.when_listening()

@@ -74,10 +74,11 @@ def worker_queue_url(url: str | None, worker: int | None) -> str | None:
     if not url or worker is None or not url.startswith(("redis://", "rediss://")):
         return url
     base, _, number = url.rpartition("/")
-    if int(number or 0) - worker < 0:
-        raise SystemExit(f"xdist worker gw{worker} would need Redis db {int(number or 0) - worker} below {url}: "
+    own = int(number or 0) - worker
+    if own < 0:
+        raise SystemExit(f"xdist worker gw{worker} would need Redis db {own} below {url}: "
                          "give a higher db or fewer workers")
-    return f"{base}/{int(number or 0) - worker}"
+    return f"{base}/{own}"
 
 
 EXTERNAL_DATABASE_URL = worker_database_url(os.environ.get("FANOUT_DATABASE_URL"), worker_number())

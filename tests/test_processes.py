@@ -1,4 +1,6 @@
-"""Behaviour across real server processes: revocation and secrets at rest."""
+"""Behaviour across real server processes: revocation, secrets at rest, the announcement."""
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -6,7 +8,7 @@ import requests
 
 from fanout.models import MODELS, Account, db
 
-from .conftest import EXTERNAL_DATABASE_URL, bearer, stop_server, wait_for
+from .conftest import EXTERNAL_DATABASE_URL, bearer, free_port, stop_server, wait_for
 
 
 def test_a_key_revoked_with_the_cli_is_refused_by_a_running_server(server, cli):
@@ -86,11 +88,6 @@ def test_the_api_says_it_serves_only_once_it_answers(process_env, rt):
     """A process by nature: the line a person waits for before sending a request (the
     README's quickstart) comes once the socket listens, so a request sent the moment it
     is read is answered."""
-    import subprocess
-    import sys
-
-    from .conftest import free_port
-
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "fanout", "api", "--port", str(port)], env=process_env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

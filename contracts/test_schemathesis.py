@@ -8,11 +8,14 @@ creates or lists a resource to every operation on it, from a page to the next, d
 get 404; contracts/test_links.py follows each one).
 
 The app is built per test from the fixtures of tests/conftest.py (its own SQLite file,
-a test clock, a fake resolver), so the schema comes from a fixture
-(`schemathesis.pytest.from_fixture`) and authentication is an auth provider registered on
-that schema (`@schema.auth()`), never headers passed by hand: Schemathesis cannot tell
-hand-made headers from generated ones, which gives false `ignored_auth` failures
-(schemathesis#2846).
+a test clock, a fake resolver). `test_api`'s schema is the document the app serves, read
+when the module is collected (`served_schema`), so each operation is a test of its own,
+with its own app and workspace, and pytest-xdist spreads them over its workers (from a
+fixture, `schemathesis.pytest.from_fixture`, they were one test of 60-100 s run as
+subtests). The other tests take the schema from the app itself (`api_schema`).
+Authentication is an auth provider registered on the schema (`@schema.auth()`), never
+headers passed by hand: Schemathesis cannot tell hand-made headers from generated ones,
+which gives false `ignored_auth` failures (schemathesis#2846).
 
 Every built-in check is on (the default; only the opt-in `max_response_time` is not).
 The one check configured differently is `positive_data_acceptance`, for the rules below
@@ -32,6 +35,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 
 from fanout.models import Event, IdempotencyRecord, MonthlyUsage, Post, db
+from fanout.spec import load, published
 from tests.conftest import ExampleEndpoints, bearer, connect_sandbox_account, spend
 
 SEED = 20261122
@@ -152,6 +156,41 @@ def reset_workspace(client, key: str) -> None:
         IdempotencyRecord.delete().execute()
 
 
+class CurrentKey:
+    """Bearer auth for `served_schema`, whose cases are drawn before any app exists: the
+    sandbox key (and clock) of the test running now, set by `served_app`."""
+
+    key: str | None = None
+    clock = None
+
+    def get(self, case, ctx):
+        return CurrentKey.key
+
+    def set(self, case, data, ctx):
+        CurrentKey.clock.advance(seconds=1)  # a request a second, as `api_schema` says
+        case.headers = {**(case.headers or {}), **bearer(data)}
+
+
+def served_schema():
+    """The document the in-process app serves at /v1/openapi.json (fanout/spec.py
+    `published`, for Schemathesis' ASGI host), read without an app."""
+    document = published(load(), "http://testserver")
+    schema = schemathesis.openapi.from_dict(document, config=SchemathesisConfig.from_dict(CONFIG))
+    schema.auth()(CurrentKey)
+    return schema
+
+
+@pytest.fixture
+def served_app(app, client, sandbox_key, clock, rt):
+    """The app `served_schema`'s cases of this test are sent to, in the state `api_schema`
+    gives its own."""
+    rt.outbound = ExampleEndpoints(rt.outbound)
+    reset_workspace(client, sandbox_key)
+    CurrentKey.key, CurrentKey.clock = sandbox_key, clock
+    yield app
+    CurrentKey.key = CurrentKey.clock = None
+
+
 @pytest.fixture
 def api_schema(app, client, sandbox_key, clock, rt):
     """The spec as the app serves it, with the sandbox key as bearer auth.
@@ -179,13 +218,18 @@ def api_schema(app, client, sandbox_key, clock, rt):
     return schema
 
 
-schema = schemathesis.pytest.from_fixture("api_schema")
-
-
-@schema.parametrize()
-@hypothesis.settings(deadline=None)
-def test_api(case):
+@served_schema().parametrize()
+# One app for all of an operation's cases, as one app served every case before: the
+# workspace's state between cases is the service's to keep right.
+@hypothesis.settings(deadline=None, suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+def test_api(case, served_app):
+    case.operation.app = served_app  # every request of the case and of its checks
     case.call_and_validate()
+
+
+def test_the_served_schema_is_the_one_the_app_serves(app, client):
+    """`test_api` draws from the document as served, read without an app."""
+    assert client.get("/v1/openapi.json").json() == published(load(), "http://testserver")
 
 
 def test_the_examples_phase_runs_every_operation(api_schema):

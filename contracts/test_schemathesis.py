@@ -223,7 +223,9 @@ def api_schema(app, client, sandbox_key, clock, rt):
 # workspace's state between cases is the service's to keep right.
 @hypothesis.settings(deadline=None, suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
 def test_api(case, served_app):
-    case.operation.app = served_app  # every request of the case and of its checks
+    # This test's app for the case's request (the operation's app) and for the probes its
+    # checks send (`ignored_auth` sends through the schema's).
+    case.operation.app = case.operation.schema.app = served_app
     case.call_and_validate()
 
 

@@ -216,20 +216,6 @@ class Containers(ThreadSteps):
             return posted[0]["id"]
         return posted[self.index - 1]["id"] if self.index else None
 
-    def next(self) -> Result:
-        posted = self.state.setdefault("thread", [])
-        while len(posted) < len(self.job.parts):
-            self.index = len(posted)
-            result = self.within_part(self.publish_part)
-            if result is not None:
-                return result
-        if self.job.first_comment is not None and not self.state.get("comment"):
-            self.index = len(self.job.parts)
-            result = self.within_part(self.publish_comment)
-            if result is not None:
-                return result
-        return Done(self.published())
-
     def published(self) -> Outcome:
         return Outcome(external_url=self.state["thread"][0]["permalink"])
 
@@ -565,10 +551,7 @@ class Containers(ThreadSteps):
 
     def get(self, url: str, what: str, **params) -> Mapping[str, Any]:
         """A read of `what`: safe to repeat, so any transient failure is a Retry."""
-        try:
-            response = self.step.http.get(url, params={**params, "access_token": self.job.access_token})
-        except PlatformUnreachable as e:
-            raise Stop(self.retry(e.message)) from None
+        response = self.send("GET", url, params={**params, "access_token": self.job.access_token})
         return self.body_or_stop(response, what)
 
     def send_creating(self, marker: str, url: str, params: dict, what: str) -> Mapping[str, Any]:
@@ -576,10 +559,7 @@ class Containers(ThreadSteps):
         comes back the marker stays, and the next step reconciles before sending again."""
         self.state["creating"] = marker
         self.saved()
-        try:
-            response = self.step.http.post(url, data={**params, "access_token": self.job.access_token})
-        except PlatformUnreachable as e:
-            raise Stop(self.retry(e.message)) from None
+        response = self.send("POST", url, data={**params, "access_token": self.job.access_token})
         body = self.body_or_stop(response, what)
         del self.state["creating"]
         return body
@@ -600,11 +580,9 @@ class Containers(ThreadSteps):
         if rule is not None and rule.repeats and self.state.get("repeats", 0) < rule.repeats:
             self.state["repeats"] = self.state.get("repeats", 0) + 1
             raise Stop(self.retry(outcome.error_message or answer.raw))
-        if rule is not None and rule.transient:
-            raise Stop(self.retry(outcome.error_message or answer.raw))
-        if outcome.error_code == NOT_READY:
+        if outcome.error_code == NOT_READY and not (rule and rule.transient):
             outcome = Outcome(error_code=UNKNOWN, error_message=f"{self.title} answered {answer.raw}")
-        raise Stop(Done(outcome))
+        raise self.refusal(rule, outcome, answer)
 
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later. While containers are waited for, not

@@ -16,6 +16,8 @@ from typing import Any
 
 from .base import Done, Job, Outcome, Part, Result, Retry, Step, Stop
 from .contract import UnusableAnswer, outcome
+from .http import PlatformResponse, PlatformUnreachable
+from .mapping import Rule
 
 # A transient failure is tried again after this (the engine stretches it and bounds retries).
 RETRY_AFTER = _dt.timedelta(seconds=30)
@@ -67,6 +69,21 @@ class Steps:
         """A copy of the state as the engine stores it (JSON)."""
         return json.loads(json.dumps(self.state))
 
+    def send(self, method: str, url: str, **kwargs) -> PlatformResponse:
+        """The request (fanout/platforms/http.py); without an answer the step ends, to be
+        tried again from the state as it stands (a call that creates saved its marker first)."""
+        try:
+            return self.step.http.request(method, url, **kwargs)
+        except PlatformUnreachable as e:
+            raise Stop(self.retry(e.message)) from None
+
+    def refusal(self, rule: Rule | None, outcome: Outcome, answer) -> Stop:
+        """How a clear refusal ends the step: again later when its row of the mapping says it
+        is transient, otherwise with `outcome`. `answer` is the platform's, read."""
+        if rule is not None and rule.transient:
+            return Stop(self.retry(outcome.error_message or answer.raw))
+        return Stop(Done(outcome))
+
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later, from the state as it stands."""
         return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)
@@ -79,10 +96,38 @@ class Steps:
 class ThreadSteps(Steps):
     """A publish that posts the job's parts in order, each a reply to the one before, then
     its first comment: `index` is the part being posted (len(job.parts) for the comment).
-    Subclasses say what is `published` (the first part's permalink) and `where` a failure
-    happened (the part, and the permalinks already out)."""
+    Subclasses post the current part (`publish_part`; the comment too, unless they write
+    `publish_comment`), keep the parts out in `state["thread"]` and the comment's id in
+    `state["comment"]`, and say what is `published` (the first part's permalink) and
+    `where` a failure happened (the part, and the permalinks already out)."""
 
     index = 0
+
+    def next(self) -> Result:
+        """The parts in order, then the first comment; published once all are out."""
+        posted = self.state.setdefault("thread", [])
+        self.resume()
+        while len(posted) < len(self.job.parts):
+            self.index = len(posted)
+            result = self.within_part(self.publish_part)
+            if result is not None:
+                return result
+        if self.job.first_comment is not None and not self.state.get("comment"):
+            self.index = len(self.job.parts)
+            result = self.within_part(self.publish_comment)
+            if result is not None:
+                return result
+        return Done(self.published())
+
+    def resume(self) -> None:
+        """Before the sequence: a state saved in an earlier form brought up to date."""
+
+    def publish_part(self) -> Result | None:
+        """Post the current part (None once it is out), or end the step with a result."""
+        raise NotImplementedError
+
+    def publish_comment(self) -> Result | None:
+        return self.publish_part()
 
     @property
     def commenting(self) -> bool:

@@ -535,11 +535,8 @@ class _Posting(Steps):
 
     def find(self, index: int, rkey: str) -> dict | None:
         """The record under `rkey` if the PDS has it ({uri, cid}), else None."""
-        try:
-            response = self.step.http.get(f"{self.state['pds']}/xrpc/com.atproto.repo.getRecord",
-                                          params={"repo": self.job.user_id, "collection": POST, "rkey": rkey})
-        except PlatformUnreachable as e:
-            raise Stop(self.retry(e.message)) from None
+        response = self.send("GET", f"{self.state['pds']}/xrpc/com.atproto.repo.getRecord",
+                             params={"repo": self.job.user_id, "collection": POST, "rkey": rkey})
         if response.status == 200:
             what = "the post's record read back"
             try:
@@ -575,10 +572,7 @@ class _Posting(Steps):
         url = path if path.startswith("https://") else f"{self.state['pds']}{path}"
         token = self.job.access_token if token is None else token
         headers = {**(kwargs.pop("headers", None) or {}), **(bearer(token) if token else {})}
-        try:
-            response = self.step.http.request(method, url, headers=headers, **kwargs)
-        except PlatformUnreachable as e:
-            raise Stop(self.retry(e.message)) from None
+        response = self.send(method, url, headers=headers, **kwargs)
         if response.status == 200:
             return document(response, what, self.job.access_token, token)
         body = response.json()

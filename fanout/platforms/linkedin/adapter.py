@@ -40,6 +40,7 @@ from ..base import (
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
+from ..oauth import TokenEndpoint, in_words_of, read_profile
 from ..polling import next_check
 from ..steps import Steps
 from .errors import MAPPING
@@ -142,21 +143,24 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
 
     AuthFailed when LinkedIn refuses (or grants no `w_member_social`); PlatformUnreachable
     when it cannot be asked."""
-    answer = _token(http, app, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
+    answer = TOKEN.request(http, app, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
                     "the code exchange", code)
     granted = set(str(answer.get("scope") or "").replace(",", " ").split())
     if granted and "w_member_social" not in granted:
         raise AuthFailed(f"{TITLE} granted no w_member_social, which posting needs")
     token = answer["access_token"]
-    response = http.get(USERINFO_URL, headers=bearer(token))
-    body = response.json()
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed reading the member (HTTP {response.status})", sent=True)
-    if response.status != 200 or not isinstance(body, dict) or not isinstance(body.get("sub"), str):
-        raise AuthFailed(f"{TITLE} did not answer the member: {read_answer(response, token).raw}")
-    name = body.get("name") or " ".join(filter(None, (body.get("given_name"), body.get("family_name"))))
+    user_id, username = read_profile(http, USERINFO_URL, token, _member, title=TITLE, what="the member",
+                                     read_answer=read_answer)
     return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
-                 expires_at=expiry(now, answer), user_id=body["sub"], username=str(name or body["sub"]))
+                 expires_at=expiry(now, answer), user_id=user_id, username=username)
+
+
+def _member(body: Any) -> tuple[str, str] | None:
+    """OpenID Connect's `sub`, and the member's name (the `sub` when it has none)."""
+    if not isinstance(body, dict) or not isinstance(body.get("sub"), str):
+        return None
+    name = body.get("name") or " ".join(filter(None, (body.get("given_name"), body.get("family_name"))))
+    return body["sub"], str(name or body["sub"])
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
@@ -166,7 +170,7 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
     one, LinkedIn's introspection says whether the access token still lives: it does, the
     same token is kept with its end; it does not, AuthFailed: the member connects again."""
     if refresh_token:
-        answer = _token(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
+        answer = TOKEN.request(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
                         "the token refresh", refresh_token, access_token)
         return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
                      expires_at=expiry(now, answer))
@@ -190,19 +194,8 @@ def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
     return expires_at - REFRESH_BEFORE
 
 
-def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapping[str, Any]:
-    """The token endpoint, the app's credentials in the form [C]."""
-    response = http.post(TOKEN_URL, data={**form, "client_id": app.client_id, "client_secret": app.client_secret})
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed {what} (HTTP {response.status})", sent=True)
-    answer = read_answer(response, app.client_secret, *secrets_)
-    if response.status == 401:
-        raise ClientRefused(f"{TITLE} refused this server's app credentials during {what} "
-                            f"(FANOUT_LINKEDIN_CLIENT_ID/SECRET): {answer.message or answer.raw}")
-    body = response.json()
-    if response.status != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
-        raise AuthFailed(f"{TITLE} refused {what}: {answer.message or answer.raw}")
-    return body
+# The app's credentials in the form [C].
+TOKEN = TokenEndpoint(TOKEN_URL, TITLE, "FANOUT_LINKEDIN_CLIENT_ID/SECRET", in_words_of(read_answer))
 
 
 # --- publishing --------------------------------------------------------------------------------
@@ -426,23 +419,18 @@ class _Posting(Steps):
         if url.startswith(REST):
             headers.update({"LinkedIn-Version": self.step.settings.of("linkedin").api_version,
                             "X-Restli-Protocol-Version": "2.0.0"})
-        try:
-            response = self.step.http.request(method, url, headers=headers, **kwargs)
-        except PlatformUnreachable as e:
-            raise Stop(self.retry(e.message)) from None
+        response = self.send(method, url, headers=headers, **kwargs)
         if 200 <= response.status < 300 or (readable and response.status == 403):
             return response
         answer = read_answer(response, self.job.access_token)
         if duplicate and answer.input == "DUPLICATE_POST" and (found := _DUPLICATE_OF.search(answer.message)):
             raise _Duplicate(found.group(1))
         rule, outcome = outcome_of(answer)
-        if rule is not None and rule.transient:
-            raise Stop(self.retry(outcome.error_message or answer.raw))
         if rule is None and upload and 400 <= response.status < 500 and response.status != 404:
             # LinkedIn refused the file itself (its size or type): the media's fault.
             outcome = Outcome(error_code=MEDIA, error_message=f"{TITLE} refused the media: "
                                                               f"{answer.message or answer.raw}")
-        raise Stop(Done(outcome))
+        raise self.refusal(rule, outcome, answer)
 
 
 class _Duplicate(Exception):

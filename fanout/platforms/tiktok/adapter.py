@@ -37,12 +37,13 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ...target_errors import EXPIRED, OPTION, RATE, UNKNOWN, UNSUPPORTED, UNVERIFIED
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
+    App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
 from ..mapping import Rule, classify, number, scrub
+from ..oauth import TokenEndpoint, read_profile
 from .errors import MAPPING
 from ..polling import next_check
 from ..steps import Steps
@@ -149,21 +150,21 @@ def authorize(app: App, redirect_uri: str, state: str, *, randbytes=None) -> Aut
 def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None = None, *,
              now: _dt.datetime, settings=None) -> Grant:
     """Code -> access and refresh tokens -> the user's profile (`GET /v2/user/info/`)."""
-    answer = _token(http, app, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
+    answer = TOKEN.request(http, app, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri},
                     "the code exchange", code)
     token = answer["access_token"]
-    response = http.get(f"{API}/user/info/", params={"fields": "open_id,display_name,username"},
-                        headers=bearer(token))
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed reading the profile (HTTP {response.status})", sent=True)
-    body = response.json()
-    user = (body.get("data") or {}).get("user") if _ok(body) else None
-    open_id = str((user or {}).get("open_id") or answer.get("open_id") or "")
-    name = (user or {}).get("username") or (user or {}).get("display_name")
-    if not open_id or not name:
-        raise AuthFailed(f"{TITLE} did not answer the profile: {read_answer(response, token).raw}")
+
+    def user(body: Any) -> tuple[str, str] | None:
+        data = body.get("data") if _ok(body) else None
+        found = data.get("user") if isinstance(data, dict) else None
+        if not isinstance(found, dict):
+            return None
+        return found.get("open_id") or answer.get("open_id"), found.get("username") or found.get("display_name")
+
+    user_id, username = read_profile(http, f"{API}/user/info/", token, user, title=TITLE, read_answer=read_answer,
+                                     params={"fields": "open_id,display_name,username"})
     return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
-                 expires_at=expiry(now, answer), user_id=open_id, username=str(name))
+                 expires_at=expiry(now, answer), user_id=user_id, username=username)
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
@@ -172,7 +173,7 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
     stores the new one first). AuthFailed on `invalid_grant` (expired, revoked or reused)."""
     if not refresh_token:
         raise AuthFailed(f"{TITLE} gave no refresh token: connect the account again")
-    answer = _token(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
+    answer = TOKEN.request(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
                     "the token refresh", refresh_token, access_token)
     return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
                  expires_at=expiry(now, answer))
@@ -182,24 +183,21 @@ def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
     return expires_at - REFRESH_BEFORE
 
 
-def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapping[str, Any]:
-    response = http.post(f"{API}/oauth/token/", data={
-        "client_key": app.client_id, "client_secret": app.client_secret, **form})
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed {what} (HTTP {response.status})", sent=True)
-    body = response.json()
-    if response.status == 200 and isinstance(body, dict) and isinstance(body.get("access_token"), str) \
-            and body["access_token"]:
-        return body
+def _refusal(response: PlatformResponse, body: Any, secrets: tuple) -> str:
+    """`error: error_description`, TikTok's OAuth error (its API's own errors are objects)."""
     error = body.get("error") if isinstance(body, dict) else None
-    words = scrub(str(body.get("error_description") or "") if isinstance(body, dict) else "", app.client_secret,
-                  *secrets_) or read_answer(response, app.client_secret, *secrets_).raw
-    if error in ("invalid_client", "unauthorized_client"):
-        raise ClientRefused(f"{TITLE} refused this server's app credentials during {what} "
-                            f"(FANOUT_TIKTOK_CLIENT_ID/SECRET): {words}")
-    raise AuthFailed(f"{TITLE} refused {what}: {error or 'error'}: {words}")
+    words = scrub(str(body.get("error_description") or "") if isinstance(body, dict) else "", *secrets) \
+        or read_answer(response, *secrets).raw
+    return f"{error or 'error'}: {words}"
 
 
+def _client_refused(response: PlatformResponse, body: Any) -> bool:
+    return isinstance(body, dict) and body.get("error") in ("invalid_client", "unauthorized_client")
+
+
+# The app's credentials in the form, its id as `client_key`.
+TOKEN = TokenEndpoint(f"{API}/oauth/token/", TITLE, "FANOUT_TIKTOK_CLIENT_ID/SECRET", _refusal,
+                      client_refused=_client_refused, id_field="client_key")
 
 
 def _ok(body: Any) -> bool:
@@ -398,14 +396,11 @@ class _Posting(Steps):
         return self.read_status()
 
     def put(self, url: str, body: _Chunk, first: int, length: int, size: int, mime: str) -> None:
-        try:
-            response = self.step.http.request("PUT", url, data=body, headers={
-                "Content-Type": mime, "Content-Length": str(length),
-                "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
-        except PlatformUnreachable as e:
-            # The last chunk may have arrived: the next step reads the status, and starts
-            # again if the post is not complete.
-            raise Stop(self.retry(e.message)) from None
+        # Unanswered, the last chunk may still have arrived: the next step reads the status,
+        # and starts again if the post is not complete.
+        response = self.send("PUT", url, data=body, headers={
+            "Content-Type": mime, "Content-Length": str(length),
+            "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
         if response.status in (200, 201, 206):
             return
         answer = read_answer(response)
@@ -610,6 +605,4 @@ class _Posting(Steps):
         rule, outcome = outcome_of(answer)
         if creating:
             self.state.pop("creating", None)  # a clear refusal: nothing was started
-        if rule is not None and rule.transient:
-            raise Stop(self.retry(outcome.error_message or answer.raw))
-        raise Stop(Done(outcome))
+        raise self.refusal(rule, outcome, answer)

@@ -43,12 +43,13 @@ from urllib.parse import quote, urlencode
 
 from ...target_errors import AUTH, EXPIRED, MEDIA, RATE, UNKNOWN
 from ..base import (
-    App, AuthFailed, Authorization, ClientRefused, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
+    App, AuthFailed, Authorization, Done, Grant, Job, Outcome, Result, Step, Stop, Wait,
     bearer, expiry, failed,
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, one_of
-from ..http import PlatformResponse, PlatformUnreachable
+from ..http import PlatformResponse
 from ..mapping import Rule, classify, number, scrub
+from ..oauth import TokenEndpoint, in_words_of, read_profile
 from .errors import MAPPING
 from ..polling import next_check
 from ..steps import ThreadSteps
@@ -161,7 +162,7 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
     """
     if not verifier:
         raise AuthFailed("the connect session has no PKCE verifier")
-    answer = _token(http, app, {
+    answer = TOKEN.request(http, app, {
         "grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
         "code_verifier": verifier, "client_id": app.client_id,
     }, "the code exchange", code, verifier)
@@ -170,15 +171,14 @@ def exchange(http, app: App, code: str, redirect_uri: str, verifier: str | None 
     if missing:
         raise AuthFailed(f"{TITLE} granted no {', '.join(missing)}, which publishing needs")
     token = answer["access_token"]
-    response = http.get(f"{API}/users/me", headers=bearer(token))
-    body = response.json()
-    user = body.get("data") if response.status == 200 and isinstance(body, dict) else None
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed reading the profile (HTTP {response.status})", sent=True)
-    if not isinstance(user, dict) or not user.get("id") or not user.get("username"):
-        raise AuthFailed(f"{TITLE} did not answer the profile: {read_answer(response, token).raw}")
+    user_id, username = read_profile(http, f"{API}/users/me", token, _user, title=TITLE, read_answer=read_answer)
     return Grant(access_token=token, refresh_token=answer.get("refresh_token") or None,
-                 expires_at=expiry(now, answer), user_id=str(user["id"]), username=str(user["username"]))
+                 expires_at=expiry(now, answer), user_id=user_id, username=username)
+
+
+def _user(body: Any) -> tuple[str, str] | None:
+    user = body.get("data") if isinstance(body, dict) else None
+    return (user.get("id"), user.get("username")) if isinstance(user, dict) else None
 
 
 def refresh(http, app: App, access_token: str, refresh_token: str | None = None, *,
@@ -188,7 +188,7 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
     refuses it (expired, revoked or already used): the account must connect again."""
     if not refresh_token:
         raise AuthFailed(f"{TITLE} gave no refresh token (offline.access): connect the account again")
-    answer = _token(http, app, {
+    answer = TOKEN.request(http, app, {
         "grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": app.client_id,
     }, "the token refresh", refresh_token, access_token)
     return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
@@ -199,21 +199,8 @@ def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:
     return expires_at - REFRESH_BEFORE
 
 
-def _token(http, app: App, form: dict, what: str, *secrets_: str | None) -> Mapping[str, Any]:
-    """The token endpoint, as a confidential client (HTTP Basic with the app's credentials)."""
-    basic = base64.b64encode(f"{quote(app.client_id, safe='')}:{quote(app.client_secret, safe='')}".encode())
-    response = http.post(f"{API}/oauth2/token", data=form, headers={"Authorization": f"Basic {basic.decode()}"})
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed {what} (HTTP {response.status})", sent=True)
-    answer = read_answer(response, app.client_secret, *secrets_)
-    if response.status == 401:
-        raise ClientRefused(f"{TITLE} refused this server's app credentials during {what} "
-                            f"(FANOUT_X_CLIENT_ID/SECRET): {answer.message or answer.raw}")
-    body = response.json()
-    if response.status != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
-        raise AuthFailed(f"{TITLE} refused {what}: {answer.message or answer.raw}")
-    return body
-
+# A confidential client: the app's credentials as HTTP Basic.
+TOKEN = TokenEndpoint(f"{API}/oauth2/token", TITLE, "FANOUT_X_CLIENT_ID/SECRET", in_words_of(read_answer), basic=True)
 
 
 def _b64(data: bytes) -> str:
@@ -291,21 +278,9 @@ class _Posting(ThreadSteps):
             return posted[0]
         return posted[self.index - 1] if self.index else None
 
-    def next(self) -> Result:
-        posted = self.state.setdefault("thread", [])
-        if self.state.get("post") and not posted:  # the first post, saved before threads
+    def resume(self) -> None:
+        if self.state.get("post") and not self.state["thread"]:  # the first post, saved before threads
             self.settle(self.state["post"])
-        while len(posted) < len(self.job.parts):
-            self.index = len(posted)
-            result = self.within_part(self.publish_part)
-            if result is not None:
-                return result
-        if self.job.first_comment is not None and not self.state.get("comment"):
-            self.index = len(self.job.parts)
-            result = self.within_part(self.publish_part)
-            if result is not None:
-                return result
-        return Done(self.published())
 
     def published(self) -> Outcome:
         return Outcome(external_url=permalink(self.job.username, self.state["thread"][0]))
@@ -564,10 +539,7 @@ class _Posting(ThreadSteps):
              **kwargs) -> Mapping[str, Any]:
         """One API call with the account's token answering `what`'s JSON ({} for a call whose
         answer is not read: `what` None); a clear failure ends the step (Stop)."""
-        try:
-            response = self.step.http.request(method, url, headers=bearer(self.job.access_token), **kwargs)
-        except PlatformUnreachable as e:
-            raise Stop(self.retry(e.message)) from None
+        response = self.send(method, url, headers=bearer(self.job.access_token), **kwargs)
         if 200 <= response.status < 300 and what is None:
             return {}
         if 200 <= response.status < 300:
@@ -579,15 +551,13 @@ class _Posting(ThreadSteps):
         rule, outcome = outcome_of(answer)
         if duplicate_is_sent and self.state.get("resent") and "duplicate content" in answer.text:
             raise _Duplicate()
-        if rule is not None and rule.transient:
-            raise Stop(self.retry(outcome.error_message or answer.raw))
         if rule is None and upload and 400 <= response.status < 500 and response.status not in (403, 404):
             # X refused the file itself (its size, type or length): the media's fault.
             outcome = Outcome(error_code=MEDIA, error_message=f"{TITLE} refused the media: "
                                                               f"{answer.message or answer.raw}")
         if outcome.error_code == RATE:
             outcome = Outcome(error_code=RATE, error_message=_rate_message(response, outcome.error_message))
-        raise Stop(Done(outcome))
+        raise self.refusal(rule, outcome, answer)
 
 
 class _Duplicate(Exception):

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from fanout.platforms.x import adapter as x
-from fanout.platforms.base import AuthFailed, Job, Part, Retry, Wait
+from fanout.platforms.base import AuthFailed, ClientRefused, Job, Part, Retry, Wait
 
 from ... import adapter_steps as steps
 from ...adapter_steps import (  # noqa: F401 (fixtures)
@@ -553,5 +553,5 @@ def test_a_refresh_token_used_twice_is_refused_as_auth_failed(http, app, clocks,
 def test_app_credentials_x_refuses_are_not_the_accounts_fault(http, clocks, emulator, tokens):
     from fanout.platforms.base import App
 
-    with pytest.raises(x.ClientRefused):
+    with pytest.raises(ClientRefused):
         x.refresh(http, App("app-id", "wrong-secret"), *tokens, now=clocks.ours.now)

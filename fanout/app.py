@@ -13,10 +13,11 @@ from . import dashboard
 from . import runtime as _runtime
 from . import spec as _spec
 from .boot import boot
-from .handlers import HeldConnection, connect_pages, docs, sandbox_pages
+from .handlers import connect_pages, docs, sandbox_pages
 from .http import spec_check, specification
 from .http.bodylimit import BodyLimitMiddleware
 from .http.errors import make_error_handler, render_crash
+from .http.execution import HeldConnection
 from .http.headmethod import UndocumentedHeadMiddleware
 from .http.mediatype import MediaTypeMiddleware
 from .http.operations import DecoratedOnceApi
@@ -65,7 +66,7 @@ def create_app(settings: Settings, rt: _runtime.Runtime | None = None) -> AsyncA
     app.add_error_handler(HTTPException, render_error)
     app.add_error_handler(Exception, render_crash)
     # With the stores in local files, requests run their statements on the event loop's
-    # thread (handlers.on_the_stores), on a connection held while requests keep coming.
+    # thread (http/execution.py on_the_stores), on a connection held while requests keep coming.
     connection = HeldConnection().request if settings.local_stores else None
     app.add_middleware(RequestIdMiddleware, position=MiddlewarePosition.BEFORE_EXCEPTION, routes=routes,
                        metrics=rt.metrics, connection=connection)

@@ -38,6 +38,25 @@ from .problems import InvalidRequest, PlanLimitExceeded, PlatformNotConfigured
 log = logging.getLogger(__name__)
 
 STATE_LENGTH = 43  # ~256 bits of base62
+# Each outcome of the flow (the `error=` of the redirect back, or `connected`) in words for
+# the person who connected: the connect pages and the dashboard say them alike.
+OUTCOMES = {
+    "connected": "Account connected",
+    "plan_limit_exceeded": "The workspace cannot connect more accounts on its plan",
+    "platform_not_configured": "This server is not set up to connect accounts on this platform yet",
+    "access_denied": "Access was not granted",
+    "platform_error": "The platform did not complete the connection",
+    "account_not_eligible": "This account cannot publish through the platform's API",
+}
+# What the user can do about an outcome, where there is something.
+REMEDIES = {
+    "account_not_eligible": ("Only professional accounts (Business or Creator) can publish through Instagram's API. "
+                             "Switch the account to a professional one in the Instagram app, then connect it again."),
+    "plan_limit_exceeded": ("The workspace already holds as many accounts as its plan allows, so only an account it "
+                            "holds can be connected again, and this one is new to it. To add it, the workspace's owner "
+                            "disconnects another account or upgrades the plan first."),
+    "access_denied": "Publishing needs the access the platform asked you for.",
+}
 
 
 @dataclass(frozen=True)

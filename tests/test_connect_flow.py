@@ -386,7 +386,7 @@ def test_session_purge_runs_every_15_minutes(rt):
 
 def test_the_done_page_names_every_error_the_spec_documents():
     from fanout import spec
-    from fanout.handlers.connect_pages import OUTCOMES
+    from fanout.connect_flow import OUTCOMES
 
     description = spec.load()["paths"]["/v1/accounts/{platform}/connect"]["post"]["description"]
     documented = set(re.findall(r"^- `(\w+)`:", description, re.MULTILINE))

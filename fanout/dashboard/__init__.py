@@ -15,7 +15,7 @@ from starlette.responses import FileResponse, Response
 from ..problems import NotFound
 from . import accounts, events, keys, overview, posts, signin, webhooks
 from .origin import own_pages_only
-from .render import HEADERS, STATIC
+from ..pages.render import HEADERS, STATIC
 
 # The files of static/ that pages load; nothing else of the package is served.
 FILES = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}

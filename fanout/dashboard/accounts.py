@@ -10,13 +10,13 @@ from __future__ import annotations
 from starlette.responses import RedirectResponse, Response
 
 from .. import connect_flow
-from ..handlers.connect_pages import OUTCOMES, REMEDIES
+from ..connect_flow import OUTCOMES, REMEDIES
 from ..models.account import disconnect_account, list_accounts
 from ..models import caps
 from ..plans import get_plan
 from ..platforms.setup import live_setup
 from ..problems import InvalidRequest, NotFound, Problem
-from .render import HEADERS
+from ..pages.render import HEADERS
 from .web import Alert, Visit, page, see_other
 
 PAGE = "/dashboard/accounts"

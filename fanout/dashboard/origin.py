@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import runtime
-from .render import html
+from ..pages.render import html
 
 TITLE = "Not sent from the dashboard"
 

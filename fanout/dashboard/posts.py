@@ -4,7 +4,7 @@ cancelling one (confirmed) while it can still be cancelled, as `DELETE /v1/posts
 does (fanout/models/edits.py `cancel_post`).
 
 The form builds the body `POST /v1/upload` takes, checks it with the upload's schema and
-hands it to the upload itself (fanout/handlers/posts.py `upload`): the same rules, caps,
+hands it to the upload itself (fanout/uploads.py `upload`): the same rules, caps,
 idempotency and publishing. Each form carries an Idempotency-Key of its own, so a second
 click, or the browser sending the form again, replays the first post instead of making
 another.
@@ -15,7 +15,7 @@ import re
 
 from starlette.responses import Response
 
-from ..handlers.posts import upload
+from ..uploads import upload
 from ..http import cursors
 from ..models.account import list_accounts
 from ..models.edits import cancel_post

@@ -21,10 +21,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import runtime
-from ..handlers import on_the_stores
+from ..http.execution import on_the_stores
 from ..models import db
 from ..models.dashboard import SESSION_LIFETIME, LinkUnusable, open_link, session_of, sign_in, sign_out
-from .render import html
+from ..pages.render import html
 from .web import COOKIE, COOKIE_PATH, SIGN_IN, Refused, Visit, page, read_form, see_other
 
 HOW = "Run `fanout dashboard-link WORKSPACE_ID` on the server for a new link."

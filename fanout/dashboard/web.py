@@ -29,14 +29,14 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import runtime
-from ..handlers import on_the_stores
+from ..http.execution import on_the_stores
 from ..http.requestlog import request_id_of
 from ..ids import is_id
 from ..models import db
 from ..models.dashboard import DashboardSession, csrf_matches, csrf_token, session_of
 from ..problems import NotFound, Problem
 from ..times import isoformat
-from .render import HEADERS, html
+from ..pages.render import HEADERS, html
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,8 @@ from .. import connect_flow, runtime
 from ..models.account import disconnect_account as _disconnect
 from ..models.account import list_accounts as _list
 from ..views import account_view, list_view
-from . import api_call, known_id, no_content
+from ..http.execution import api_call
+from . import known_id, no_content
 
 
 @api_call

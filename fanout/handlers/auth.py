@@ -5,7 +5,7 @@ from .. import runtime
 from ..models import db
 from ..models.api_key import find_key, mark_used
 from ..plans import get_plan
-from . import fixed_signature, on_the_stores
+from ..http.execution import fixed_signature, on_the_stores
 
 
 def _lookup(token: str) -> dict | None:

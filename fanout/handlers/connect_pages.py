@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import runtime
-from ..connect_flow import Form, Redirect, Refused, finish, open_link, sign_in
-from ..dashboard.render import render
+from ..connect_flow import OUTCOMES, REMEDIES, Form, Redirect, Refused, finish, open_link, sign_in
+from ..pages.render import render
 
 # The session token is in the URL: keep it out of Referer headers, caches and frames.
 PAGE_HEADERS = {
@@ -44,23 +44,6 @@ SESSION_PROBLEMS = {
               "This connect link allows a few tries only. Ask the app that sent you here for a new one."),
 }
 
-OUTCOMES = {
-    "connected": "Account connected",
-    "plan_limit_exceeded": "The workspace cannot connect more accounts on its plan",
-    "platform_not_configured": "This server is not set up to connect accounts on this platform yet",
-    "access_denied": "Access was not granted",
-    "platform_error": "The platform did not complete the connection",
-    "account_not_eligible": "This account cannot publish through the platform's API",
-}
-# What the user can do about an outcome, where there is something.
-REMEDIES = {
-    "account_not_eligible": ("Only professional accounts (Business or Creator) can publish through Instagram's API. "
-                             "Switch the account to a professional one in the Instagram app, then connect it again."),
-    "plan_limit_exceeded": ("The workspace already holds as many accounts as its plan allows, so only an account it "
-                            "holds can be connected again, and this one is new to it. To add it, the workspace's owner "
-                            "disconnects another account or upgrades the plan first."),
-    "access_denied": "Publishing needs the access the platform asked you for.",
-}
 # A retry's session token, as `connect_flow.denied` adds it (and no longer than a connect link takes).
 RETRY_TOKEN = re.compile(r"[0-9A-Za-z]{1,200}")
 
@@ -70,7 +53,7 @@ MAX_FORM_BYTES = 8192
 
 
 def page(status: int, title: str, text: str, link: tuple[str, str] | None = None) -> HTMLResponse:
-    """The page, in the look of every page of Fanout (fanout/dashboard/render.py), with
+    """The page, in the look of every page of Fanout (fanout/pages/render.py), with
     `link` (href, words) as a paragraph of its own."""
     return HTMLResponse(render("message.html", title=title, text=text, link=link), status_code=status,
                         headers=PAGE_HEADERS)

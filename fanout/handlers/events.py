@@ -5,7 +5,8 @@ from .. import runtime
 from ..http import cursors
 from ..models import event_log
 from ..views import event_view, page_view
-from . import api_call, known_id
+from ..http.execution import api_call
+from . import known_id
 
 
 @api_call

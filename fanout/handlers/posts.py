@@ -8,20 +8,17 @@ from connexion import request
 
 from .. import runtime
 from ..http import cursors
-from ..models import idempotency
+from ..http.execution import api_call, network_call
 from ..models.edits import cancel_post, edit_post
 from ..models.post import get_post as _get_post
 from ..models.post import list_posts as _list_posts
 from ..models.post import targets_of
-from ..models.upload import create_post as _create_post
-from ..models.upload import draft_from_request, wake_time
 from ..preflight import preflight
 from ..tasks.publishing import wake
-from ..times import parse_isoformat
+from ..uploads import upload
 from ..views import page_view, post_summary, post_view, preflight_view
-from . import api_call, known_id, network_call, no_content
+from . import known_id, no_content
 
-UPLOAD_PATH = "/v1/upload"
 log = logging.getLogger(__name__)
 
 
@@ -32,37 +29,6 @@ def create_post(body, token_info):
     if answer.replayed:
         return answer.body, answer.status, {"Idempotent-Replayed": "true"}
     return answer.body, answer.status
-
-
-def upload(rt, workspace_id: str, key_mode: str, body: dict, idempotency_key: str | None) -> idempotency.Answer:
-    """What `POST /v1/upload` does with a body that passed its schema, for the API and the
-    dashboard's post form alike: the upload's rules, the post, its count and its key's
-    answer in one transaction (or the answer replayed), then its publishers woken."""
-    draft = draft_from_request(body, key_mode, now=rt.now(), insecure_urls=rt.settings.insecure_urls)
-
-    def create() -> tuple[int, dict]:
-        return 201, post_view(*_create_post(rt, workspace_id, draft))
-
-    answer = idempotency.once(workspace_id, idempotency_key, UPLOAD_PATH, body, rt.now(), create)
-    if not answer.replayed:
-        rt.metrics.post_created(draft.sandbox)
-        _wake_publishers(rt, answer.body)
-    return answer
-
-
-def _wake_publishers(rt, post: dict) -> None:
-    """Enqueue the targets' wake-ups after the post committed: at once, or for its
-    scheduled time when that is near (fanout/models/upload.py `wake_time`, the rule the
-    upload marked its targets by); the sweeper enqueues the others' later."""
-    try:
-        due_at = parse_isoformat(post["scheduled_at"])
-        if due_at is not None and wake_time(due_at, parse_isoformat(post["created_at"])) is None:
-            return
-        wake(rt, [target["id"] for target in post["targets"]], due_at)
-    except Exception:
-        # The post is safely stored; the sweeper re-enqueues its targets within a minute of
-        # their time.
-        log.exception("could not enqueue publishing for %s; the sweeper will", post["id"])
 
 
 @network_call

@@ -4,7 +4,7 @@ A sandbox post is "published" here instead of on a platform, so clients can foll
 link exactly as they would a real permalink. The page shows what the target published
 (its platform's override where the post has one: fanout/content.py): the caption, each
 part of a thread as a reply to the one before (`#part-2`, ...), and the first comment
-(`#comment`), from fanout/dashboard/templates/sandbox_post.html. Media are shown as a
+(`#comment`), from fanout/pages/templates/sandbox_post.html. Media are shown as a
 platform would: images as images, videos as players that load nothing until played, each
 with a link to its URL. Those URLs are the client's, on other origins, so the page's
 Content-Security-Policy lets images and videos (nothing else but the stylesheet every page
@@ -22,7 +22,7 @@ from .. import runtime
 from ..ids import is_id
 from ..models import Post, Target, db
 from ..platforms import NAMES
-from ..dashboard.render import render
+from ..pages.render import render
 from .connect_pages import PAGE_HEADERS, page
 
 

@@ -5,7 +5,7 @@ from .. import runtime
 from ..models import caps
 from ..plans import get_plan
 from ..views import usage_view
-from . import api_call
+from ..http.execution import api_call
 
 
 @api_call

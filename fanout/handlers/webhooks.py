@@ -9,7 +9,8 @@ from ..models import deliveries
 from ..models import webhook as webhooks
 from ..tasks.webhooks import ping
 from ..views import delivery_view, list_view, new_webhook_view, page_view, ping_view, webhook_view
-from . import api_call, fixed_signature, known_id, network_call, no_content
+from ..http.execution import api_call, fixed_signature, network_call
+from . import known_id, no_content
 
 
 @network_call  # the URL's host is resolved

@@ -16,7 +16,6 @@ import copy
 import datetime as _dt
 import json
 import logging
-import os
 import random
 import time
 

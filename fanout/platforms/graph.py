@@ -46,7 +46,7 @@ from ..target_errors import EXPIRED, RATE, UNKNOWN
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .contract import UnusableAnswer, document, identifier, may_be_out, one_of
 from .http import PlatformResponse, PlatformUnreachable
-from .mapping import Rule, classify, number, scrub
+from .mapping import Rule, classify, number, quoted, scrub
 from .polling import next_check
 from .steps import RETRY_AFTER, ThreadSteps
 
@@ -94,7 +94,7 @@ def read_answer(response: PlatformResponse, *secrets: str | None) -> Answer:
     """An error answer: the Graph envelope `{"error": {...}}`, or the flat one of Instagram's
     OAuth host (`{"error_type", "code", "error_message"}`)."""
     body = response.json()
-    raw = f"HTTP {response.status}: {scrub(response.text, *secrets) or '(empty body)'}"
+    raw = quoted(response, *secrets)
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         if not (isinstance(body, dict) and isinstance(body.get("error_message"), str)):

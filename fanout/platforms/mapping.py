@@ -31,6 +31,27 @@ class Signals(Protocol):
     def signal(self, name: str) -> Any: ...
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What a platform said, reduced to the signals its table reads: the HTTP status, the
+    error text and the platform's own words; a platform's answer adds its codes as fields,
+    each a signal by its name."""
+
+    raw: str  # clipped, tokens removed: safe for a target's error message (`quoted`)
+    http: int | None = None
+    text: str = ""  # every error string, lower case
+    message: str = ""  # the platform's own words, for people
+
+    def signal(self, name: str):
+        return self.text if name == "message" else getattr(self, name)
+
+
+def quoted(response, *secrets: str | None) -> str:
+    """A platform's answer as a target's error message may quote it: its status and body,
+    clipped to a line, `secrets` and every token taken out."""
+    return f"HTTP {response.status}: {scrub(response.text, *secrets) or '(empty body)'}"
+
+
 def classify(mapping: tuple[Rule, ...], answer: Signals) -> Rule | None:
     """The first row of `mapping` the answer matches (rows are read top to bottom)."""
     for rule in mapping:

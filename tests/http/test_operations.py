@@ -1,5 +1,5 @@
 """Work Connexion would repeat on every request, done once (fanout/http/operations.py,
-fanout/http/validation.py `_Validators`, fanout/handlers `fixed_signature`), and the headers a
+fanout/http/validation.py `_Validators`, fanout/http/execution.py `fixed_signature`), and the headers a
 handler's response carries when responses are not validated (fanout/app.py)."""
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import inspect
 import threading
 
 from fanout.app import create_app
-from fanout.handlers import api_call, on_the_stores, posts
+from fanout.handlers import posts
+from fanout.http.execution import api_call, on_the_stores
 from fanout.http.operations import DecoratedOnceOperation
 from fanout.http.validation import _Validators
 

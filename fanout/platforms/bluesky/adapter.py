@@ -45,7 +45,8 @@ from ..base import (
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member
 from ..http import PlatformResponse, PlatformUnreachable
-from ..mapping import Rule, classify, number, scrub
+from .. import mapping
+from ..mapping import Rule, classify, number, quoted, scrub
 from ..polling import next_check
 from ..steps import Steps
 from .errors import MAPPING
@@ -82,23 +83,16 @@ TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz"
 # --- answers ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Answer:
+class Answer(mapping.Answer):
     """What Bluesky said, reduced to the signals MAPPING reads."""
 
-    raw: str  # clipped, tokens removed: safe for a target's error message
-    http: int | None = None
     error: str | None = None  # the XRPC error name
-    text: str = ""  # every error string, lower case
-    message: str = ""
     job_error: str | None = None  # a failed video job's failureCode
-
-    def signal(self, name: str):
-        return self.text if name == "message" else getattr(self, name)
 
 
 def read_answer(response: PlatformResponse, *secrets_: str | None) -> Answer:
     body = response.json()
-    raw = f"HTTP {response.status}: {scrub(response.text, *secrets_) or '(empty body)'}"
+    raw = quoted(response, *secrets_)
     if not isinstance(body, dict):
         return Answer(raw=raw, http=response.status)
     error, message = body.get("error"), body.get("message")

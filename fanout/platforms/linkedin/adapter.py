@@ -39,7 +39,8 @@ from ..base import (
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
-from ..mapping import Rule, classify, number, scrub
+from .. import mapping
+from ..mapping import Rule, classify, number, quoted, scrub
 from ..oauth import TokenEndpoint, in_words_of, read_profile
 from ..polling import next_check
 from ..steps import Steps
@@ -82,25 +83,18 @@ def urn(kinds: str) -> re.Pattern:
 # --- answers ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Answer:
+class Answer(mapping.Answer):
     """What LinkedIn said, reduced to the signals MAPPING reads."""
 
-    raw: str  # clipped, tokens removed: safe for a target's error message
-    http: int | None = None
     code: str | None = None  # the REST code (EXPIRED_ACCESS_TOKEN...)
     service: int | None = None  # serviceErrorCode
     input: str | None = None  # the first input error's code (DUPLICATE_POST...)
-    text: str = ""  # every error string, lower case
-    message: str = ""
     media_status: str | None = None  # a media's status read back
-
-    def signal(self, name: str):
-        return self.text if name == "message" else getattr(self, name)
 
 
 def read_answer(response: PlatformResponse, *secrets_: str | None) -> Answer:
     body = response.json()
-    raw = f"HTTP {response.status}: {scrub(response.text, *secrets_) or '(empty body)'}"
+    raw = quoted(response, *secrets_)
     if not isinstance(body, dict):
         return Answer(raw=raw, http=response.status)
     details = body.get("errorDetails") if isinstance(body.get("errorDetails"), dict) else {}

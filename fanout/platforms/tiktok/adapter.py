@@ -42,7 +42,7 @@ from ..base import (
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
-from ..mapping import Rule, classify, number, scrub
+from ..mapping import Rule, classify, number, quoted, scrub
 from ..oauth import TokenEndpoint, read_profile
 from .errors import MAPPING
 from ..polling import next_check
@@ -115,7 +115,7 @@ class Answer:
 def read_answer(response: PlatformResponse, *secrets_: str | None) -> Answer:
     body = response.json()
     error = body.get("error") if isinstance(body, dict) else None
-    raw = f"HTTP {response.status}: {scrub(response.text, *secrets_) or '(empty body)'}"
+    raw = quoted(response, *secrets_)
     if not isinstance(error, dict):
         return Answer(raw=raw, http=response.status)
     return Answer(raw=raw, http=response.status, code=str(error.get("code") or "") or None,

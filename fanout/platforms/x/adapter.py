@@ -48,7 +48,8 @@ from ..base import (
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, one_of
 from ..http import PlatformResponse
-from ..mapping import Rule, classify, number, scrub
+from .. import mapping
+from ..mapping import Rule, classify, number, quoted, scrub
 from ..oauth import TokenEndpoint, in_words_of, read_profile
 from .errors import MAPPING
 from ..polling import next_check
@@ -91,22 +92,15 @@ PROCESSING_STATES = ("pending", "in_progress", "failed", "succeeded")
 
 
 @dataclass(frozen=True)
-class Answer:
+class Answer(mapping.Answer):
     """What X said, reduced to the signals MAPPING reads."""
 
-    raw: str  # clipped, tokens removed: safe for a target's error message
-    http: int | None = None
     type: str | None = None  # the problem type's last segment (`usage-capped`), or about:blank
-    text: str = ""  # every error string, lower case
-    message: str = ""  # X's own words, for people
-
-    def signal(self, name: str):
-        return self.text if name == "message" else getattr(self, name)
 
 
 def read_answer(response: PlatformResponse, *secrets_: str | None) -> Answer:
     body = response.json()
-    raw = f"HTTP {response.status}: {scrub(response.text, *secrets_) or '(empty body)'}"
+    raw = quoted(response, *secrets_)
     if not isinstance(body, dict):
         return Answer(raw=raw, http=response.status)
     problem_type = body.get("type")

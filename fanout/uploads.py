@@ -1,6 +1,6 @@
 """The upload as a service (`POST /v1/upload`): what the API's handler and the dashboard's
 post form both call, so a post made either way meets the same rules, caps and
-idempotency (docs/decisions.md#the-dashboard)."""
+idempotency (docs/decisions.md#the-workspace-dashboard)."""
 from __future__ import annotations
 
 import logging

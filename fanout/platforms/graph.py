@@ -46,6 +46,7 @@ from ..target_errors import EXPIRED, RATE, UNKNOWN
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .contract import UnusableAnswer, document, identifier, may_be_out, one_of
 from .http import PlatformResponse, PlatformUnreachable
+from . import mapping
 from .mapping import Rule, classify, number, quoted, scrub
 from .polling import next_check
 from .steps import RETRY_AFTER, ThreadSteps
@@ -72,22 +73,14 @@ CLOCK_SKEW = _dt.timedelta(minutes=10)
 # --- answers, for a mapping table -------------------------------------------------------
 
 @dataclass(frozen=True)
-class Answer:
-    """What the platform said, reduced to the signals a mapping table reads."""
+class Answer(mapping.Answer):
+    """What the platform said, reduced to the signals a mapping table reads (`text`: the
+    error object's strings, lower case)."""
 
-    raw: str  # clipped, tokens removed: safe for a target's error message
-    http: int | None = None
     code: int | None = None
     subcode: int | None = None
-    text: str = ""  # the error object's strings, lower case
-    message: str = ""  # the platform's own message, for people
     container_status: str | None = None
     container_error: str | None = None
-
-    def signal(self, name: str):
-        if name == "message":
-            return self.text
-        return getattr(self, name)
 
 
 def read_answer(response: PlatformResponse, *secrets: str | None) -> Answer:

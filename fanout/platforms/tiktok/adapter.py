@@ -42,6 +42,7 @@ from ..base import (
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
 from ..http import PlatformResponse, PlatformUnreachable
+from .. import mapping
 from ..mapping import Rule, classify, number, quoted, scrub
 from ..oauth import TokenEndpoint, read_profile
 from .errors import MAPPING
@@ -90,14 +91,12 @@ STATUSES = ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "PUBLISH_COMPLETE", "FAI
 
 
 @dataclass(frozen=True)
-class Answer:
-    """What TikTok said, reduced to the signals MAPPING reads."""
+class Answer(mapping.Answer):
+    """What TikTok said, reduced to the signals MAPPING reads (its rows read `message` as
+    TikTok wrote it, and two signals of their own)."""
 
-    raw: str  # clipped, tokens removed: safe for a target's error message
-    http: int | None = None
     code: str | None = None  # error.code
     fail_reason: str | None = None
-    message: str = ""
 
     def signal(self, name: str):
         if name == "option":  # invalid_param naming one of TiktokOptions' fields

@@ -45,9 +45,10 @@ from urllib.parse import quote
 from ..target_errors import EXPIRED, RATE, UNKNOWN
 from .base import AuthFailed, Done, Job, Outcome, Result, Retry, Step, Stop, Wait, failed
 from .contract import UnusableAnswer, document, identifier, may_be_out, one_of
-from .http import PlatformResponse, PlatformUnreachable
 from . import mapping
+from .http import PlatformResponse, PlatformUnreachable
 from .mapping import Rule, classify, number, quoted, scrub
+from .oauth import answered
 from .polling import next_check
 from .steps import RETRY_AFTER, ThreadSteps
 
@@ -121,9 +122,7 @@ def outcome_of(title: str, mapping: tuple[Rule, ...], answer: Answer) -> tuple[R
 def json_or_refusal(title: str, response: PlatformResponse, what: str, *secrets: str | None) -> Mapping[str, Any]:
     """A 200 JSON object; AuthFailed when the platform refuses, PlatformUnreachable when it
     is busy or limited (the token stays as it is and is tried again later)."""
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{title} failed {what} (HTTP {response.status})", sent=True)
-    body = response.json()
+    body = answered(response, title, what).json()
     if response.status != 200 or not isinstance(body, dict):
         answer = read_answer(response, *secrets)
         raise AuthFailed(f"{title} refused {what}: {answer.message or answer.raw}")

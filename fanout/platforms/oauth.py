@@ -19,6 +19,14 @@ from .base import App, AuthFailed, ClientRefused, bearer
 from .http import PlatformResponse, PlatformUnreachable
 
 
+def answered(response: PlatformResponse, title: str, what: str) -> PlatformResponse:
+    """`response`, unless the platform was busy or limited (5xx, 429): then it could not be
+    asked, PlatformUnreachable, and the flow or the token is tried again later as it is."""
+    if response.status >= 500 or response.status == 429:
+        raise PlatformUnreachable(f"{title} failed {what} (HTTP {response.status})", sent=True)
+    return response
+
+
 def in_words_of(read_answer) -> Callable[[PlatformResponse, Any, tuple], str]:
     """A refusal's words as the platform's `read_answer` reads them: its message, or the
     answer itself when it has none."""
@@ -60,9 +68,7 @@ class TokenEndpoint:
             headers["Authorization"] = f"Basic {base64.b64encode(pair.encode()).decode()}"
         else:
             data = {self.id_field: app.client_id, "client_secret": app.client_secret, **data}
-        response = http.post(self.url, data=data, headers=headers)
-        if response.status >= 500 or response.status == 429:
-            raise PlatformUnreachable(f"{self.title} failed {what} (HTTP {response.status})", sent=True)
+        response = answered(http.post(self.url, data=data, headers=headers), self.title, what)
         body = response.json()
         if response.status == 200 and isinstance(body, dict) and isinstance(body.get("access_token"), str) \
                 and body["access_token"]:
@@ -79,9 +85,7 @@ def read_profile(http, url: str, token: str, pick: Callable[[Any], tuple[str, st
     """(user id, name) of the account a new token signs in, read from `url` with it:
     `pick(body)` finds them in a 200's JSON, or None. PlatformUnreachable when the platform
     cannot be asked (5xx, 429); AuthFailed when it answers without them."""
-    response = http.get(url, params=params, headers=bearer(token))
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{title} failed reading {what} (HTTP {response.status})", sent=True)
+    response = answered(http.get(url, params=params, headers=bearer(token)), title, f"reading {what}")
     found = pick(response.json()) if response.status == 200 else None
     if not found or not all(found):
         raise AuthFailed(f"{title} did not answer {what}: {read_answer(response, token).raw}")

@@ -38,10 +38,10 @@ from ..base import (
     expiry, failed,
 )
 from ..contract import UnusableAnswer, document, identifier, may_be_out, member, on_hosts, one_of
-from ..http import PlatformResponse, PlatformUnreachable
+from ..http import PlatformResponse
 from .. import mapping
 from ..mapping import Rule, classify, number, quoted, scrub
-from ..oauth import TokenEndpoint, in_words_of, read_profile
+from ..oauth import TokenEndpoint, answered, in_words_of, read_profile
 from ..polling import next_check
 from ..steps import Steps
 from .errors import MAPPING
@@ -168,10 +168,8 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
                         "the token refresh", refresh_token, access_token)
         return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
                      expires_at=expiry(now, answer))
-    response = http.post(INTROSPECT_URL, data={"client_id": app.client_id, "client_secret": app.client_secret,
-                                               "token": access_token})
-    if response.status >= 500 or response.status == 429:
-        raise PlatformUnreachable(f"{TITLE} failed the token introspection (HTTP {response.status})", sent=True)
+    response = answered(http.post(INTROSPECT_URL, data={"client_id": app.client_id, "client_secret": app.client_secret,
+                                                        "token": access_token}), TITLE, "the token introspection")
     if response.status == 401:
         raise ClientRefused(f"{TITLE} refused this server's app credentials (FANOUT_LINKEDIN_CLIENT_ID/SECRET)")
     body = response.json()

@@ -157,8 +157,14 @@ def reset_workspace(client, key: str) -> None:
 
 
 class CurrentKey:
-    """Bearer auth for `served_schema`, whose cases are drawn before any app exists: the
-    sandbox key (and clock) of the test running now, set by `served_app`."""
+    """Bearer auth for the schemas below: the sandbox key (and clock) of the test running
+    now, set by `served_app`. `served_schema`'s cases are drawn before any app exists.
+
+    The test clock moves a second before every generated request: a client sending 60
+    requests a minute, well within the PRO plan's 300, so the rate limiter (on, as in
+    production) lets the run reach the logic behind every operation. Its 429 is held to
+    the spec by test_every_operation_documents_its_429 below.
+    """
 
     key: str | None = None
     clock = None
@@ -167,7 +173,7 @@ class CurrentKey:
         return CurrentKey.key
 
     def set(self, case, data, ctx):
-        CurrentKey.clock.advance(seconds=1)  # a request a second, as `api_schema` says
+        CurrentKey.clock.advance(seconds=1)
         case.headers = {**(case.headers or {}), **bearer(data)}
 
 
@@ -182,9 +188,9 @@ def served_schema():
 
 @pytest.fixture
 def served_app(app, client, sandbox_key, clock, rt):
-    """The app `served_schema`'s cases of this test are sent to, in the state `api_schema`
-    gives its own."""
-    rt.outbound = ExampleEndpoints(rt.outbound)
+    """The app a test's cases are sent to: its workspace reset, test pings answered
+    without a connection, `CurrentKey` its sandbox key."""
+    rt.outbound = ExampleEndpoints(rt.outbound)  # the test pings of the registrations made
     reset_workspace(client, sandbox_key)
     CurrentKey.key, CurrentKey.clock = sandbox_key, clock
     yield app
@@ -192,29 +198,13 @@ def served_app(app, client, sandbox_key, clock, rt):
 
 
 @pytest.fixture
-def api_schema(app, client, sandbox_key, clock, rt):
-    """The spec as the app serves it, with the sandbox key as bearer auth.
-
-    The test clock moves a second before every generated request: a client sending 60
-    requests a minute, well within the PRO plan's 300, so the rate limiter (on, as in
-    production) lets the run reach the logic behind every operation. Its 429 is held to
-    the spec by test_every_operation_documents_its_429 below.
-    """
-    rt.outbound = ExampleEndpoints(rt.outbound)  # the test pings of the registrations made
-    reset_workspace(client, sandbox_key)
+def api_schema(served_app):
+    """The spec as the app serves it, with the sandbox key as bearer auth."""
     # Built in code, not discovered: contracts/schemathesis.toml belongs to the CLI run and
     # reads its key from the environment.
-    schema = schemathesis.openapi.from_asgi("/v1/openapi.json", app, config=SchemathesisConfig.from_dict(CONFIG))
-
-    @schema.auth()
-    class BearerAuth:
-        def get(self, case, ctx):
-            return sandbox_key
-
-        def set(self, case, data, ctx):
-            clock.advance(seconds=1)
-            case.headers = {**(case.headers or {}), **bearer(data)}
-
+    schema = schemathesis.openapi.from_asgi("/v1/openapi.json", served_app,
+                                            config=SchemathesisConfig.from_dict(CONFIG))
+    schema.auth()(CurrentKey)
     return schema
 
 

@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..target_errors import UNKNOWN
+from .base import Outcome
+
 RAW_LIMIT = 500
 
 
@@ -44,6 +47,23 @@ class Answer:
 
     def signal(self, name: str):
         return self.text if name == "message" else getattr(self, name)
+
+    def said(self) -> str | None:
+        """What a failure's message quotes after the platform's name (None: the raw answer)."""
+        return self.message or self.raw
+
+
+def outcome_of(table: tuple[Rule, ...], title: str, answer: Answer, *,
+               unknown_in_words: bool = False) -> tuple[Rule | None, Outcome]:
+    """The target's failure for an answer, and the row of `table` that decided it (None:
+    none matched). An unknown failure quotes the raw answer, unless `unknown_in_words` and a
+    row matched an answer with words of its own."""
+    rule = classify(table, answer)
+    code = rule.code if rule else UNKNOWN
+    said = answer.said()
+    if said is None or (code == UNKNOWN and not (unknown_in_words and rule and answer.message)):
+        return rule, Outcome(error_code=code, error_message=f"{title} answered {answer.raw}")
+    return rule, Outcome(error_code=code, error_message=f"{title}: {said}")
 
 
 def quoted(response, *secrets: str | None) -> str:

@@ -6,6 +6,12 @@ something (`saved`), and the answer to a transient failure (`retry`). An adapter
 subclasses it with its sequence in `next`; a `Stop` raised anywhere in the step ends it
 with its result (fanout/platforms/base.py), and an `UnusableAnswer` with the target failed
 at once (fanout/platforms/contract.py).
+
+`call` is every API call's skeleton: the request with the account's token, the 2xx read
+(`accept`), an answer with a meaning of its own (the call's `special`), then the mapping
+table's verdict (`envelope`, `table`, `outcome_of`), the file's fault for an upload, the
+limit's reset (`reset_at`) and the end of the step (`refused`). `fetch` and `chunks` are the
+media steps, `read_back` the look for a create whose answer broke the contract.
 """
 from __future__ import annotations
 
@@ -14,10 +20,12 @@ import datetime as _dt
 import json
 from typing import Any
 
-from .base import Done, Job, Outcome, Part, Result, Retry, Step, Stop
-from .contract import UnusableAnswer, outcome
+from ..target_errors import MEDIA, RATE
+from .base import Done, Job, Outcome, Part, Result, Retry, Step, Stop, bearer, failed
+from .contract import UnusableAnswer, document, may_be_out, outcome
+from .envelope import Envelope
 from .http import PlatformResponse, PlatformUnreachable
-from .mapping import Rule
+from .mapping import Answer, Rule, number, outcome_of
 
 # A transient failure is tried again after this (the engine stretches it and bounds retries).
 RETRY_AFTER = _dt.timedelta(seconds=30)
@@ -25,9 +33,17 @@ RETRY_AFTER = _dt.timedelta(seconds=30)
 
 class Steps:
     """One step of publishing `job`; subclasses write `next`, the sequence, and name the
-    platform in `title` (what a broken answer's message says answered)."""
+    platform in `title` (what a broken answer's message says answered), its error answers'
+    `envelope` and its mapping `table`, and its media `rules`."""
 
     title = ""
+    envelope = Envelope()
+    table: tuple[Rule, ...] = ()
+    rules = None  # the platform's PlatformRules, for the media it fetches
+    accepted = range(200, 300)  # the statuses `accept` reads
+    # Statuses of an upload's refusal that are not the file's fault (the token's, the URL's).
+    not_the_file: tuple[int, ...] = (403, 404)
+    unknown_in_words = False  # mapping.outcome_of
 
     def __init__(self, step: Step, job: Job):
         self.step, self.job = step, job
@@ -83,6 +99,96 @@ class Steps:
         if rule is not None and rule.transient:
             return Stop(self.retry(outcome.error_message or answer.raw))
         return Stop(Done(outcome))
+
+    # -- calls
+
+    def call(self, method: str, url: str, what: str | None = None, *, token: str | None = None,
+             upload: bool = False, special=None, **kwargs) -> Any:
+        """One API call with the account's token (or `token`; "" for none), answering what
+        `accept` reads of a 2xx (`what`, as the contract promises it); a clear failure ends
+        the step (Stop). `special(response, answer)`, when given, may take a refusal as an
+        answer (what it returns) or end the step its own way; `upload`: a refusal no row
+        names is the file's fault."""
+        token = self.job.access_token if token is None else token
+        headers = {**(kwargs.pop("headers", None) or {}), **self.headers(url), **(bearer(token) if token else {})}
+        response = self.send(method, url, headers=headers, **kwargs)
+        if response.status in self.accepted:
+            found = self.accept(response, what, token)
+            if found is not None:
+                return found
+        answer = self.envelope.read(response, self.job.access_token, token)
+        if special is not None and (found := special(response, answer)) is not None:
+            return found
+        rule, outcome_ = self.outcome_of(answer)
+        raise self.refused(response, answer, rule, outcome_, upload=upload)
+
+    def headers(self, url: str) -> dict:
+        """Headers every call to `url` names besides the token (an API version...)."""
+        return {}
+
+    def accept(self, response: PlatformResponse, what: str | None, token: str | None = None) -> Any:
+        """What a 2xx answers: its JSON object ({} for a call whose answer is not read:
+        `what` None); None when the platform's envelope says it is a refusal after all."""
+        return {} if what is None else document(response, what, self.job.access_token, token)
+
+    def outcome_of(self, answer: Answer) -> tuple[Rule | None, Outcome]:
+        return outcome_of(self.table, self.title, answer, unknown_in_words=self.unknown_in_words)
+
+    def refused(self, response: PlatformResponse, answer: Answer, rule: Rule | None, outcome_: Outcome, *,
+                upload: bool = False) -> Stop:
+        """How a refusal ends the step: an upload's that no row names is the file's fault; a
+        limit's says when it resets."""
+        if rule is None and upload and 400 <= response.status < 500 and response.status not in self.not_the_file:
+            outcome_ = Outcome(error_code=MEDIA, error_message=f"{self.title} refused the media: "
+                                                               f"{answer.message or answer.raw}")
+        if outcome_.error_code == RATE:
+            moment = number(self.reset_at({k.lower(): v for k, v in response.headers.items()}))
+            if moment is not None:
+                when = _dt.datetime.fromtimestamp(moment, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                outcome_ = Outcome(error_code=RATE, error_message=f"{outcome_.error_message} (the limit resets at "
+                                                                  f"{when})")
+        return self.refusal(rule, outcome_, answer)
+
+    def reset_at(self, headers: dict) -> Any:
+        """When a limit hit resets (unix seconds), by the answer's headers (lower case)."""
+        return None
+
+    # -- media and read-backs
+
+    def fetch(self, item, label: str):
+        """Media `item` fetched once, checked as it streams (fanout/outbound/media_fetch.py),
+        to be uploaded; a file the rules refuse fails the target."""
+        # Imported here: Pillow and mutagen load only in the processes that publish.
+        from ..outbound.media_fetch import MediaProblem, fetch
+
+        self.saved()  # renews the lease (and stops here if it was lost) before a long upload
+        try:
+            return fetch(self.step.outbound, item["url"], self.rules.media_limits, item["type"], label=label)
+        except MediaProblem as e:
+            raise Stop(failed(e.code, e.message)) from None
+
+    def chunks(self, file, size: int, *, first: int = 0, save_every: int = 8):
+        """(index, bytes) of `file`'s chunks of `size` from chunk `first` on; the state is
+        saved every `save_every` chunks, which renews the lease of a long upload."""
+        file.seek(first * size) if first else None
+        index = first
+        while chunk := file.read(size):
+            if index > first and (index - first) % save_every == 0:
+                self.saved()
+            yield index, chunk
+            index += 1
+
+    def read_back(self, error: UnusableAnswer, find, *, missing: str | None = None):
+        """A create answered with what the contract does not promise may be out: `find()`
+        looks for it now (what it finds, or None), and it is never sent again. Not found, or
+        not readable, the target fails with the break, saying so (`missing`)."""
+        try:
+            found = find()
+        except (Stop, UnusableAnswer):
+            raise error.after(may_be_out(self.title)) from None
+        if found is None:
+            raise error.after(missing or may_be_out(self.title))
+        return found
 
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later, from the state as it stands."""

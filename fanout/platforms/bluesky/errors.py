@@ -6,8 +6,27 @@ Every XRPC error is `{"error": "<Name>", "message"}`; `error` is the signal read
 video job that failed gives its `failureCode` as `job_error`. Anything unmatched is
 unknown_platform_error carrying the raw answer.
 """
+from dataclasses import dataclass
+
 from ...target_errors import AUTH, CAPTION, MEDIA, RATE, UNKNOWN
+from .. import mapping
+from ..envelope import Envelope, text_or_none
 from ..mapping import Rule
+
+
+@dataclass(frozen=True)
+class Answer(mapping.Answer):
+    """What Bluesky said, reduced to the signals MAPPING reads."""
+
+    error: str | None = None  # the XRPC error name
+    job_error: str | None = None  # a failed video job's failureCode
+
+    def said(self) -> str:
+        return f"{self.error}: {self.message}" if self.error and self.message else self.message or self.raw
+
+
+ENVELOPE = Envelope(Answer, message=("message",), text=("error", "message"),
+                    fields={"error": ("error", text_or_none)})
 
 MAPPING: tuple[Rule, ...] = (
     # The token or the account: the engine refreshes the session once and tries again

@@ -7,8 +7,28 @@ input `{"errorDetailType", "message", "errorDetails": {"inputErrors": [{"code", 
 `code` is the REST code, `input` the first input error's code, `service` the service
 error code. Anything unmatched is unknown_platform_error carrying the raw answer.
 """
+from dataclasses import dataclass
+
 from ...target_errors import AUTH, CAPTION, MEDIA, RATE, UNKNOWN
-from ..mapping import Rule
+from .. import mapping
+from ..envelope import Envelope, text_or_none
+from ..mapping import Rule, number
+
+
+@dataclass(frozen=True)
+class Answer(mapping.Answer):
+    """What LinkedIn said, reduced to the signals MAPPING reads."""
+
+    code: str | None = None  # the REST code (EXPIRED_ACCESS_TOKEN...)
+    service: int | None = None  # serviceErrorCode
+    input: str | None = None  # the first input error's code (DUPLICATE_POST...)
+    media_status: str | None = None  # a media's status read back
+
+
+ENVELOPE = Envelope(Answer, message=("message", "error_description"),
+                    text=("message", "error_description", "code", "error", "errorDetails.inputErrors[].description"),
+                    fields={"code": ("code", text_or_none), "service": ("serviceErrorCode", number),
+                            "input": ("errorDetails.inputErrors.0.code", text_or_none)})
 
 MAPPING: tuple[Rule, ...] = (
     # The token: the engine refreshes once (or, without refresh tokens, asks whether the

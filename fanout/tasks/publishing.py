@@ -34,7 +34,7 @@ from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed, limit_key
 from ..platforms.contract import UnusableAnswer, outcome
 from ..content import job_of, target_problems
-from ..preflight import media_problems, unconfigured
+from ..before_platform import media_problems, unconfigured
 from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
@@ -198,7 +198,7 @@ def _before_platform(rt, platform, post, target) -> Done | None:
     publishes (fanout/content.py): the caps of its caption, thread parts and first comment,
     its options, then the media of every part as fetched (real type, size, dimensions,
     duration), unless the adapter fetches it itself. A preflight makes the same checks
-    (fanout/preflight.py)."""
+    (fanout/before_platform.py)."""
     content = post.content_for(target.platform)
     problems = target_problems(platform.rules, content)
     if problems:

@@ -1,7 +1,6 @@
-"""The checks before the platform, the engine's (fanout/tasks/publishing.py) and a
-preflight's (fanout/preflight.py), are one order: for the same content, a preflight's
-first foreseen problem is the problem the engine fails the target with, and the preflight
-lists the rest in the order they would be met. X's adapter is
+"""The checks before the platform (fanout/before_platform.py) are one sequence: for the same
+content, a preflight's first foreseen problem is the problem the engine fails the target
+with, and the preflight lists the rest in the order they would be met. X's adapter is
 replaced here by one that publishes what it is given, so nothing leaves the machine; its
 media is on a host whose address is not public, refused before any request is sent."""
 from __future__ import annotations

@@ -1,22 +1,22 @@
 """The checks a target meets before its platform is asked to publish, in the order it
-meets them: one sequence, which the engine (fanout/tasks/publishing.py) stops at the first
-problem of, lazily (no media is fetched after a content problem), and a preflight
-(fanout/preflight.py) reports whole (docs/decisions.md#posts-in-time).
+meets them (docs/decisions.md#posts-in-time). One sequence for two callers: the engine
+(fanout/tasks/publishing.py) takes the first problem, and since the sequence is lazy no
+media is fetched after a problem of the content; a preflight (fanout/preflight.py) lists
+them all.
 
-1. sandbox: the sandbox's own check alone (fanout/platforms/sandbox.py `check`);
-2. the platform configured on this server (`unconfigured`), alone;
+1. sandbox: the sandbox's own check, and nothing else (fanout/platforms/sandbox.py `check`);
+2. live: the platform's app on this server (`unconfigured`), the last check if missing;
 3. the content's own checks (fanout/content.py `target_problems`);
-4. the account's token, refreshed now if it is due (`_token_problem`), the last check
-   when it is refused;
+4. the account's token, refreshed now if due (`_token_problem`), the last check if refused;
 5. each media file fetched and judged by its bytes, the post's then each thread part's
    (`media_problems`);
 6. the adapter's `foresee`.
 
-`publishing` is the one difference between the two. The engine's adapter publishes next
-and meets 4 to 6 itself (an auth error earns a refresh; an adapter with `UPLOADS_MEDIA`
-fetches its media to upload it, judged the same way; the platform's limits answer), so
-the engine makes only 5, for the other adapters. A preflight publishes nothing and makes
-them all, so it foresees what the publish would meet (tests/test_before_platform.py).
+`publishing` is the one difference. The engine's adapter publishes next and meets 4 to 6
+itself (an auth error earns a refresh; an adapter with `UPLOADS_MEDIA` fetches its media
+to upload it, judged the same way; the platform's limits answer), so the engine makes 5
+only for the other adapters. A preflight publishes nothing, so it makes them all, to
+foresee what the publish would meet (tests/test_before_platform.py).
 """
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ def problems(rt, account: Account, content: Content, *, sandbox: bool, publishin
              simulate_error: str | None = None, started: bool = False) -> Iterator[Outcome]:
     """The problems a target to `account` publishing `content` (its platform's, from
     fanout/content.py `content_for`) meets before its platform is asked, in order; none
-    when it may go. `publishing`: the engine's, whose adapter checks the rest itself.
+    when it may go. `publishing`: the engine's call, whose adapter checks the rest itself.
     `started`: a step after the target's first (its state saved), which meets only what
-    may have changed since, the server's configuration: the rest was judged before it."""
+    may have changed since, the server's configuration; the rest was judged before."""
     platform = rt.platforms[account.platform]
     if sandbox:
         refusal = None if started else sandbox_platform.check(platform.rules, content, simulate_error)

@@ -204,8 +204,8 @@ class Step(Protocol):
     def per_minute(self, key: str, limit: int) -> bool:
         """Count one call against a per-minute limit shared by every worker (a platform's
         per-token limits); False, counting nothing, when `limit` calls lie in the last 60 s.
-        A preflight's step (fanout/preflight.py) counts nothing: it answers whether one more
-        call would be admitted."""
+        A preflight's step (fanout/before_platform.py) counts nothing: it answers whether
+        one more call would be admitted."""
 
 
 class Stop(Exception):

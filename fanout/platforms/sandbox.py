@@ -1,12 +1,13 @@
 """The sandbox platform: an adapter on the same seam as the live ones that never calls a
 network and gives deterministic results (docs/decisions.md#posts-and-targets).
 
-It publishes in two steps, as container platforms do, so sandbox posts run through the
-engine's machinery (saved state, parking, reconciling after a lost worker):
-1. check the post (simulate_error, then every check of the target's content as a live
-   target meets it: the caps of its caption, thread parts and first comment, its options,
-   its media rules: fanout/content.py) and "create a container", whose id is derived from
-   the target id;
+Before its first step a sandbox target meets `check` (simulate_error, then every check of
+its content as a live target meets it: the caps of its caption, thread parts and first
+comment, its options, its media rules: fanout/content.py), made by the engine and a
+preflight alike (fanout/before_platform.py). It publishes in two steps, as container
+platforms do, so sandbox posts run through the engine's machinery (saved state, parking,
+reconciling after a lost worker):
+1. "create a container", whose id is derived from the target id;
 2. "publish" it, each thread part after the first as a reply, then the first comment,
    each saved before its (simulated) call: the external URL is the target's page on this
    server, which shows the thread and the comment.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from ..content import media_problem, target_problems
 from ..target_errors import MEDIA
-from .base import Done, Job, Outcome, Result, Step, Wait, failed, published
+from .base import Done, Job, Outcome, Result, Step, Wait, published
 from .rules import PlatformRules
 
 
@@ -32,8 +33,7 @@ def check(rules: PlatformRules, content, simulate_error: str | None) -> Outcome 
     """The failure a sandbox target meets before its (simulated) platform, or None: its
     simulated error, else the first problem of its content (a Content of fanout/content.py,
     or a Job, which carries the same fields) by the platform's `rules`: the caps of its
-    caption, thread parts and first comment, its options, its media. A preflight
-    (fanout/preflight.py) answers the same."""
+    caption, thread parts and first comment, its options, its media."""
     if simulate_error:
         return Outcome(error_code=simulate_error, error_message=f"simulated {simulate_error} (sandbox simulate_error)")
     problems = target_problems(rules, content)
@@ -50,9 +50,6 @@ def publish(step: Step, job: Job) -> Result:
     platform = job.platform
     latency = step.settings.sandbox_latency
     if "container" not in job.state:
-        refusal = check(step.platform.rules, job, job.simulate_error)
-        if refusal is not None:
-            return failed(refusal.error_code, refusal.error_message)
         # Saved before the (simulated) creating call, as a live adapter must; the container
         # id is derived, so a step interrupted here simply creates "it" again.
         container = f"sbx_{job.target_id}"

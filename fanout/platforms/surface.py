@@ -17,7 +17,8 @@ An adapter is a module (fanout/platforms/threads/adapter.py is the shape). Every
 
 Optional: `foresee(step, job)`, the failures a publish now would meet before creating
 anything, for a preflight (its `step` records nothing); `UPLOADS_MEDIA = True` when the
-adapter fetches the media itself (fanout/outbound/media_fetch.py), so the engine does not.
+adapter fetches the media itself (fanout/outbound/media_fetch.py), so the engine does not
+(a preflight does, as the adapter would: fanout/before_platform.py).
 """
 from __future__ import annotations
 

@@ -3,10 +3,12 @@ wake-up calls harmless and wakes scheduled posts as their time comes near.
 
 Huey acknowledges nothing (a killed worker loses its task), so the database decides what
 is left to do: a target is claimed with a lease, its adapter runs one step
-(fanout/platforms/base.py), and the step's answer settles the target or parks it, state
-saved, until a scheduled task (or the sweeper) claims it again. No worker thread waits
-for a platform; a target whose worker died is taken back when its lease runs out and
-its adapter reconciles from the saved state before sending anything again.
+(fanout/platforms/base.py) once the checks before its platform find no problem (the first
+fails it: fanout/before_platform.py, the sequence a preflight lists whole), and the step's
+answer settles the target or parks it, state saved, until a scheduled task (or the
+sweeper) claims it again. No worker thread waits for a platform; a target whose worker
+died is taken back when its lease runs out and its adapter reconciles from the saved
+state before sending anything again.
 
 A scheduled post's targets are claimed no earlier than its time (fanout/models/lifecycle.py).
 Their wake-up tasks are enqueued for that time (`wake`), by the upload or the edit when it
@@ -33,8 +35,8 @@ from ..models.upload import WAKE_AHEAD
 from ..platforms import sandbox
 from ..platforms.base import Done, Job, LeaseLost, Outcome, Result, Retry, Wait, failed, limit_key
 from ..platforms.contract import UnusableAnswer, outcome
-from ..content import job_of, target_problems
-from ..preflight import media_problems, unconfigured
+from .. import before_platform
+from ..content import job_of
 from ..target_errors import AUTH, UNKNOWN
 from ..times import UTC
 from .tokens import Refresh, refresh_account
@@ -167,16 +169,15 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
         return failed(AUTH, "the account was disconnected; reconnect it")
     if account.status != "active":
         return failed(AUTH, f"the account is {account.status}; reconnect it")
+    # Only the first problem: its media is not fetched after a problem of its content.
+    content = post.content_for(target.platform)
+    problem = next(before_platform.problems(rt, account, content, sandbox=post.sandbox, publishing=True,
+                                            simulate_error=post.simulate_error, started=bool(state)), None)
+    if problem is not None:
+        return Done(problem)
     if post.sandbox:
         return sandbox.publish(run, _job(rt, post, target, account, state, 0))
     platform = run.platform
-    problem = unconfigured(rt, platform)
-    if problem is not None:
-        return Done(problem)
-    if not state:
-        problem = _before_platform(rt, platform, post, target)
-        if problem is not None:
-            return problem
     result = platform.adapter.publish(run, _job(rt, post, target, account, state, recent))
     if not (isinstance(result, Done) and result.outcome.error_code == AUTH):
         return result
@@ -191,26 +192,6 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
     with db.connection_context():
         account = Account.get_by_id(account.id)
     return platform.adapter.publish(run, _job(rt, post, target, account, latest, recent))
-
-
-def _before_platform(rt, platform, post, target) -> Done | None:
-    """The rules every live target meets before its platform is called, on the content it
-    publishes (fanout/content.py): the caps of its caption, thread parts and first comment,
-    its options, then the media of every part as fetched (real type, size, dimensions,
-    duration), unless the adapter fetches it itself. A preflight makes the same checks
-    (fanout/preflight.py)."""
-    content = post.content_for(target.platform)
-    problems = target_problems(platform.rules, content)
-    if problems:
-        return failed(problems[0].code, problems[0].message)
-    if getattr(platform.adapter, "UPLOADS_MEDIA", False):
-        return None  # the adapter fetches each file once, checking it the same way, to upload it
-    for number, part in enumerate((content, *content.thread)):
-        where = f"thread[{number - 1}]." if number else ""
-        problem = next(media_problems(rt, platform, part.media, where=where), None)
-        if problem is not None:
-            return Done(problem)
-    return None
 
 
 def _job(rt, post, target, account, state, recent) -> Job:

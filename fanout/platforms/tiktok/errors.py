@@ -1,7 +1,47 @@
-"""TikTok's error table: what TikTok answers -> the target's error code (fanout/target_errors.py),
-read by fanout/platforms/mapping.py (docs/platforms.md#tiktok)."""
+"""What TikTok answers: its error envelope and its error table -> the target's error code
+(fanout/target_errors.py), read by fanout/platforms/mapping.py (docs/platforms.md#tiktok).
+
+Every API answer is the envelope `{"data", "error": {"code", "message", "log_id"}}`, where
+only `error.code == "ok"` is success (whatever the HTTP status); the token endpoint answers
+flat OAuth JSON (`error`, `error_description`), which its own reader says (oauth.py).
+"""
+from dataclasses import dataclass
+
 from ...target_errors import AUTH, CAPTION, DOWNLOAD, MEDIA, OPTION, RATE, UNKNOWN, UNVERIFIED
+from .. import mapping
+from ..envelope import Envelope
 from ..mapping import Rule
+
+# openapi.yaml `TiktokOptions`, sent in `post_info` as TikTok names them (privacy_level
+# and the three the creator may have turned off are chosen in `post_info`).
+OPTION_FIELDS = ("privacy_level", "disable_comment", "disable_duet", "disable_stitch", "brand_content_toggle",
+                 "brand_organic_toggle", "is_aigc", "auto_add_music")
+INVALID_PARAM = ("invalid_param", "invalid_params")
+
+
+@dataclass(frozen=True)
+class Answer(mapping.Answer):
+    """What TikTok said, reduced to the signals MAPPING reads (its rows read `message` as
+    TikTok wrote it, and two signals of their own)."""
+
+    code: str | None = None  # error.code
+    fail_reason: str | None = None  # a FAILED status's
+
+    def signal(self, name: str):
+        words = self.message.lower()
+        if name == "option":  # invalid_param naming one of TiktokOptions' fields
+            return self.code in INVALID_PARAM and any(option in words for option in OPTION_FIELDS) or None
+        if name == "length":
+            return self.code in INVALID_PARAM and ("length" in words or "too long" in words or "exceed" in words) \
+                and ("title" in words or "description" in words) or None
+        return getattr(self, name)
+
+    def said(self) -> str | None:
+        """`code: message`; without a code, the raw answer."""
+        return f"{self.code}: {self.message}" if self.code else None
+
+
+ENVELOPE = Envelope(Answer, at="error", fields={"code": ("code", lambda value: str(value or "") or None)})
 
 # Read top to bottom, the first matching row wins: `error.code` (or a status's
 # `fail_reason`) before the HTTP status, since TikTok may put a refusal in a 200.

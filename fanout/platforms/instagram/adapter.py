@@ -23,14 +23,15 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from ...target_errors import UNSUPPORTED
-from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step, failed
-from ..base import expiry
+from ..base import AccountNotEligible, App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step, Stop
+from ..base import expiry, failed
 from ..contract import UnusableAnswer, identifier, may_be_out
-from ..graph import GRAPH_ID, Answer, Containers, Stop, json_or_refusal, read_answer, token_answer
+from ..graph import Containers
+from ..graph_errors import ENVELOPE, GRAPH_ID, Answer, json_or_refusal, token_answer
+from ..http import PlatformResponse
 from ..mapping import scrub
 from .errors import MAPPING
 from .rules import RULES
-from ..http import PlatformResponse
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
 # `instagram_business_manage_comments`: for a post's first comment.
@@ -136,9 +137,9 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
     AuthFailed when Instagram refuses the token; RefreshTooEarly while it is too young."""
     response = http.get(f"{GRAPH}/refresh_access_token", params={
         "grant_type": "ig_refresh_token", "access_token": access_token})
-    if response.status == 400 and read_answer(response).code == 100:
+    if response.status == 400 and ENVELOPE.read(response).code == 100:
         raise RefreshTooEarly(f"{TITLE} refreshes a token once it is 24 hours old: "
-                              f"{read_answer(response, access_token).message}")
+                              f"{ENVELOPE.read(response, access_token).message}")
     answer = token_answer(TITLE, response, "the token refresh", access_token)
     return Grant(access_token=answer["access_token"], expires_at=expiry(now, answer))
 
@@ -166,7 +167,7 @@ def foresee(step: Step, job: Job) -> list[Outcome]:
 
 
 class _Instagram(Containers):
-    title, mapping, daily_posts, poll = TITLE, MAPPING, DAILY_POSTS, POLL
+    title, table, daily_posts, poll = TITLE, MAPPING, DAILY_POSTS, POLL
     media_edge, publish_edge, limit_edge = "media", "media_publish", "content_publishing_limit"
     caption_field, status_fields = "caption", "status_code,status"
     quota_first = True  # the excess fails before a container counts against the 400 a day

@@ -1,7 +1,7 @@
 """Instagram's error table: what Instagram answers -> the target's error code (fanout/target_errors.py),
 read by fanout/platforms/mapping.py (docs/platforms.md#instagram)."""
 from ...target_errors import AUTH, CAPTION, DOWNLOAD, EXPIRED, MEDIA, OPTION, RATE, UNKNOWN
-from ..graph import NOT_READY
+from ..graph_errors import NOT_READY
 from ..mapping import Rule
 
 # Read top to bottom, the first matching row wins (docs/platforms.md#the-instagram-adapter):

@@ -16,7 +16,8 @@ from urllib.parse import urlencode
 
 from ..base import App, AuthFailed, Authorization, Grant, Job, Outcome, Result, Step
 from ..base import expiry
-from ..graph import Answer, Containers, json_or_refusal, token_answer
+from ..graph import Containers
+from ..graph_errors import Answer, json_or_refusal, token_answer
 from ..mapping import scrub
 from .errors import MAPPING
 
@@ -116,7 +117,7 @@ def container_answer(body: Mapping[str, Any]) -> Answer:
 
 
 class _Threads(Containers):
-    title, mapping, daily_posts, poll = TITLE, MAPPING, DAILY_POSTS, POLL
+    title, table, daily_posts, poll = TITLE, MAPPING, DAILY_POSTS, POLL
     media_edge, publish_edge, limit_edge = "threads", "threads_publish", "threads_publishing_limit"
     caption_field, status_fields = "text", "status,error_message"
     reply_param, replies_edge = "reply_to_id", "replies"

@@ -25,6 +25,7 @@ from .base import Done, Job, Outcome, Part, Result, Retry, Step, Stop, bearer, f
 from .contract import UnusableAnswer, document, may_be_out, outcome
 from .envelope import Envelope
 from .http import PlatformResponse, PlatformUnreachable
+from .transfer import Stream
 from .mapping import Answer, Rule, number, outcome_of
 
 # A transient failure is tried again after this (the engine stretches it and bounds retries).
@@ -91,7 +92,13 @@ class Steps:
         try:
             return self.step.http.request(method, url, **kwargs)
         except PlatformUnreachable as e:
+            if not e.sent:
+                self.unsent()
             raise Stop(self.retry(e.message)) from None
+
+    def unsent(self) -> None:
+        """A request that never left: a subclass whose marker says a create may be in
+        flight takes it back here (nothing to reconcile)."""
 
     def refusal(self, rule: Rule | None, outcome: Outcome, answer) -> Stop:
         """How a clear refusal ends the step: again later when its row of the mapping says it
@@ -103,16 +110,16 @@ class Steps:
     # -- calls
 
     def call(self, method: str, url: str, what: str | None = None, *, token: str | None = None,
-             upload: bool = False, special=None, **kwargs) -> Any:
+             upload: bool = False, special=None, accepted=None, **kwargs) -> Any:
         """One API call with the account's token (or `token`; "" for none), answering what
-        `accept` reads of a 2xx (`what`, as the contract promises it); a clear failure ends
-        the step (Stop). `special(response, answer)`, when given, may take a refusal as an
-        answer (what it returns) or end the step its own way; `upload`: a refusal no row
-        names is the file's fault."""
+        `accept` reads of a 2xx (or of the call's `accepted` statuses; `what`, as the
+        contract promises it); a clear failure ends the step (Stop). `special(response,
+        answer)`, when given, may take a refusal as an answer (what it returns) or end the
+        step its own way; `upload`: a refusal no row names is the file's fault."""
         token = self.job.access_token if token is None else token
         headers = {**(kwargs.pop("headers", None) or {}), **self.headers(url), **(bearer(token) if token else {})}
         response = self.send(method, url, headers=headers, **kwargs)
-        if response.status in self.accepted:
+        if response.status in (self.accepted if accepted is None else accepted):
             found = self.accept(response, what, token)
             if found is not None:
                 return found
@@ -155,17 +162,30 @@ class Steps:
 
     # -- media and read-backs
 
-    def fetch(self, item, label: str):
-        """Media `item` fetched once, checked as it streams (fanout/outbound/media_fetch.py),
-        to be uploaded; a file the rules refuse fails the target."""
+    def fetch(self, item, label: str, *, whole: bool = True, renew: bool = True):
+        """Media `item` fetched once, checked as it streams (fanout/outbound/media_fetch.py):
+        `whole`, the file to upload (a context manager), else only what it is (for a
+        platform that pulls it); a file the rules refuse fails the target. `renew` saves the
+        state first, renewing the lease before a long upload."""
         # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ..outbound.media_fetch import MediaProblem, fetch
+        from ..outbound.media_fetch import MediaProblem, fetch, inspect
 
-        self.saved()  # renews the lease (and stops here if it was lost) before a long upload
+        if renew:
+            self.saved()  # stops here if the lease was lost
         try:
-            return fetch(self.step.outbound, item["url"], self.rules.media_limits, item["type"], label=label)
+            return (fetch if whole else inspect)(self.step.outbound, item["url"], self.rules.media_limits,
+                                                 item["type"], label=label)
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None
+
+    def put_ranges(self, url: str, file, size: int, ranges, *, mime: str, accepted, special=None) -> None:
+        """A chunked or resumable upload's bytes: each (first, length) of `ranges`
+        (fanout/platforms/transfer.py) PUT to `url` with its Content-Range, streamed from
+        `file`; `accepted`, the statuses of a piece taken."""
+        for first, length in ranges:
+            self.call("PUT", url, None, token="", special=special, accepted=accepted, data=Stream(file, length),
+                      headers={"Content-Type": mime, "Content-Length": str(length),
+                               "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
 
     def chunks(self, file, size: int, *, first: int = 0, save_every: int = 8):
         """(index, bytes) of `file`'s chunks of `size` from chunk `first` on; the state is

@@ -38,14 +38,13 @@ from urllib.parse import quote
 from ...target_errors import RATE, UNKNOWN
 from ..base import Done, Job, Outcome, Result, Step, Stop, Wait, failed
 from ..contract import UnusableAnswer, identifier, may_be_out, member, on_hosts, one_of
-from ..http import PlatformUnreachable
 from ..mapping import number, scrub
 from ..polling import next_check
 from .errors import ENVELOPE, MAPPING, Answer
 from .creator import check_duration, post_info
 from .oauth import API, SCOPES, TITLE, authorize, exchange, refresh, refresh_due
 from .rules import RULES
-from .uploads import TAKEN, Uploads, chunk_plan, verified
+from .uploads import Uploads, chunk_plan, verified
 
 HOSTS = ("www.tiktok.com", "open.tiktokapis.com", "open-upload.tiktokapis.com")
 UPLOADS_MEDIA = True
@@ -326,10 +325,10 @@ class _Posting(Uploads):
         return self.call("POST", f"{API}/{path}", what, json_body=payload, headers=JSON)
 
     def accept(self, response, what, token=None):
-        """A chunk's answer is its status (uploads.py); an API call's is the envelope,
-        whatever its 2xx: its `data` when error.code is "ok", else a refusal."""
+        """An API call's answer is the envelope, whatever its 2xx: its `data` when error.code
+        is "ok", else a refusal (a chunk's answer is its status: uploads.py)."""
         if what is None:
-            return {} if response.status in TAKEN else None
+            return {}
         body = super().accept(response, what, token)
         return member(body, "data", what) if member(body, "error", what).get("code") == "ok" else None
 
@@ -341,15 +340,8 @@ class _Posting(Uploads):
                                                                    f"{answer.fail_reason}")
         return rule, outcome_
 
-    def send(self, method: str, url: str, **kwargs):
-        """The request; an init that never left (`sent` False) started nothing: its marker
-        goes, and the step is tried again from there."""
-        try:
-            return self.step.http.request(method, url, **kwargs)
-        except PlatformUnreachable as e:
-            if not e.sent:
-                self.state.pop("creating", None)  # it never left: nothing to reconcile
-            raise Stop(self.retry(e.message)) from None
+    def unsent(self) -> None:
+        self.state.pop("creating", None)  # an init that never left started nothing
 
     def refused(self, response, answer, rule, outcome_, *, upload=False) -> Stop:
         self.state.pop("creating", None)  # a clear refusal: nothing was started

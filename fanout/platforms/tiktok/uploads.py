@@ -11,14 +11,13 @@ from ...target_errors import EXPIRED, UNVERIFIED
 from ..base import Outcome, Stop, failed
 from ..mapping import classify
 from ..steps import Steps
+from ..transfer import byte_ranges
 from .oauth import TITLE
-from .rules import RULES
 
 # The media transfer rules: one chunk under 5 MB, else chunks of 5 to 64 MB, the last one
 # taking the remainder (up to 128 MB). 10 MB keeps a 4 GB video within 1,000 chunks.
 MB = 1024 * 1024
 CHUNK = 10 * MB
-READ_BLOCK = 64 * 1024  # what one read of a chunk's body takes from the file
 VIDEO_TYPES = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
 TAKEN = (200, 201, 206)  # a chunk's answers: 206 while more are due, 201 (or 200) for the last
 GONE = (403, 404, 410)  # an upload URL past its hour
@@ -43,37 +42,14 @@ def chunk_plan(size: int) -> tuple[int, int]:
     return CHUNK, size // CHUNK
 
 
-class _Chunk:
-    """`length` bytes of `file` from where it stands, read in small blocks as requests
-    sends them: a chunk of tens of MB is never in memory whole."""
-
-    def __init__(self, file, length: int):
-        self.file, self.left = file, length
-
-    def __len__(self) -> int:
-        return self.left
-
-    def read(self, size: int = -1) -> bytes:
-        size = self.left if size is None or size < 0 else min(size, self.left, READ_BLOCK)
-        data = self.file.read(size) if size else b""
-        self.left -= len(data)
-        return data
-
-
 class Uploads(Steps):
     """The media of a post (fanout/platforms/tiktok/adapter.py has the sequence)."""
 
     def checked(self, item, index: int, *, whole: bool):
         """Media `item`, checked as fetched (type, size, duration): `whole`, the file to
-        upload (a context manager); else only what it is, for TikTok to pull."""
-        # Imported here: Pillow and mutagen load only in the processes that publish.
-        from ...outbound.media_fetch import MediaProblem, fetch, inspect
-
-        try:
-            return (fetch if whole else inspect)(self.step.outbound, item["url"], RULES.media_limits, item["type"],
-                                                 label=f"media[{index}]")
-        except MediaProblem as e:
-            raise Stop(failed(e.code, e.message)) from None
+        upload (a context manager); else only what it is, for TikTok to pull. The state is
+        not saved first: the init's marker is the first save (the never-twice tests)."""
+        return self.fetch(item, f"media[{index}]", whole=whole, renew=False)
 
     def unverified_pull(self) -> Outcome | None:
         """url_ownership_unverified for the first item TikTok would pull (photos always, a
@@ -94,13 +70,9 @@ class Uploads(Steps):
         """The fetched video's bytes to the upload URL, chunk after chunk. Unanswered, the
         last chunk may still have arrived: the next step reads the status, and starts again
         if the post is not complete."""
-        size, mime = media.info.size, VIDEO_TYPES.get(media.info.format, "video/mp4")
-        for index in range(count):
-            first = index * chunk_size
-            length = size - first if index == count - 1 else chunk_size
-            self.call("PUT", url, None, token="", special=self.chunk_refused, data=_Chunk(media.file, length),
-                      headers={"Content-Type": mime, "Content-Length": str(length),
-                               "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
+        size = media.info.size
+        self.put_ranges(url, media.file, size, byte_ranges(size, chunk_size, count), accepted=TAKEN,
+                        mime=VIDEO_TYPES.get(media.info.format, "video/mp4"), special=self.chunk_refused)
 
     def chunk_refused(self, response, answer) -> None:
         """A chunk refused: when TikTok says to try again, the post starts over (this one

@@ -218,4 +218,6 @@ def test_the_package_and_its_metadata_name_every_platform():
     metadata.read(ROOT / "setup.cfg")
     assert named in fanout.__doc__
     assert named in metadata["metadata"]["description"]
+    keywords = [word.strip() for word in metadata["metadata"]["keywords"].split(",")]
+    assert [word for word in keywords if word in PLATFORMS] == list(PLATFORMS)
     assert named in " ".join((ROOT / "README.md").read_text().split("\n\n")[1].split())

@@ -11,7 +11,7 @@ import pytest
 from fanout.dashboard.posts import media_needed
 from fanout.models import MonthlyUsage, Post, db
 
-from ..conftest import bearer, connect_sandbox_account, make_key, post_month, run_queue
+from ..conftest import connect_sandbox_account, post_month, run_queue
 from .conftest import alert, send, sign_in
 
 POST_PAGE = re.compile(r"^/dashboard/posts/(post_[0-9A-Z]{26})\?done=created$")
@@ -46,7 +46,7 @@ def test_a_created_post_is_shown_with_its_targets_then_published_with_its_permal
     run_queue(rt, clock)
     page = dashboard.get(f"/dashboard/posts/{post_id}").text
     assert "data-follow" not in page  # final: nothing left to follow
-    permalink = f"http://testserver/sandbox/x/"
+    permalink = "http://testserver/sandbox/x/"
     assert '<span class="badge completed">completed</span>' in page and permalink in page
     assert "<code>post.completed</code>" in page  # its event
 

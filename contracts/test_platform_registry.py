@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fanout import settings as settings_module
+from fanout.core_settings import CORE
 from fanout.platforms import NAMES, PLATFORMS, REGISTRY
 from fanout.platforms import RULES
 from fanout.settings import Settings
@@ -105,8 +105,7 @@ def test_the_rules_are_the_registrys():
 
 
 def test_a_platforms_own_settings_are_read_by_its_package_alone():
-    source = Path(settings_module.__file__).read_text()
-    read = set(re.findall(r'"(FANOUT_[A-Z0-9_]+)"', source))
+    read = {setting.name for setting in CORE}  # the service's own (fanout/core_settings.py)
     for name, platform in REGISTRY.items():
         assert not {s.name for s in platform.settings} & read, name
         assert not {n for n in read if n.startswith(platform.env_prefix)}, name
@@ -219,4 +218,6 @@ def test_the_package_and_its_metadata_name_every_platform():
     metadata.read(ROOT / "setup.cfg")
     assert named in fanout.__doc__
     assert named in metadata["metadata"]["description"]
+    keywords = [word.strip() for word in metadata["metadata"]["keywords"].split(",")]
+    assert [word for word in keywords if word in PLATFORMS] == list(PLATFORMS)
     assert named in " ".join((ROOT / "README.md").read_text().split("\n\n")[1].split())

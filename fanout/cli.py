@@ -16,6 +16,7 @@ import sys
 from urllib.parse import urlencode, urlsplit
 
 from . import __version__
+from .core_settings import NAMED
 from .ops import metrics_dir
 from .ops.announced import announce, announced
 from .ops.supervise import WORKER_GRACE, WorkerProcess, stop_with_parent
@@ -55,7 +56,7 @@ def _where(settings: Settings) -> tuple[str, str]:
             return f"{path} (from FANOUT_DATABASE_URL)", "FANOUT_DATABASE_URL"
         if os.environ.get("FANOUT_DATA_DIR"):
             return f"{path} (in FANOUT_DATA_DIR)", "FANOUT_DATA_DIR"
-        return f"{path} (in the default data folder ./var)", "FANOUT_DATA_DIR"
+        return f"{path} (in the default data folder {NAMED['FANOUT_DATA_DIR'].default})", "FANOUT_DATA_DIR"
     parts = urlsplit(settings.database_url)
     return f"postgresql://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}", "FANOUT_DATABASE_URL"
 

@@ -78,6 +78,16 @@ def caption_caps(platforms) -> str:
     return ", ".join(groups) + "; each counts characters its own way"
 
 
+def media_needed(platforms) -> str:
+    """Which platforms need media, as the New post form's media hint says it: those of the
+    registry whose rules take no text-only post (`PlatformRules.text_only`); "" if none."""
+    titles = [platform.title for platform in platforms.values() if not platform.rules.text_only]
+    if not titles:
+        return ""
+    named = titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} and {titles[-1]}"
+    return f"{named} {'needs' if len(titles) == 1 else 'need'} media."
+
+
 def _form_page(visit: Visit, status: int = 200, error: Problem | None = None, form: dict | None = None) -> Response:
     terms = contract(visit.rt.settings.insecure_urls)
     form = form or {"caption": "", "account_ids": [], "media": [], "simulate_error": "", "scheduled_at": "",
@@ -86,7 +96,8 @@ def _form_page(visit: Visit, status: int = 200, error: Problem | None = None, fo
     return visit.page("post_new.html", "posts", status, error=error, form=form, media=media,
                       accounts=list_accounts(visit.workspace_id, status="active"),
                       media_types=terms.enum("MediaType"), simulated_errors=terms.enum("SimulatedError"),
-                      scheduling=terms.scheduling, caption_caps=caption_caps(visit.rt.platforms))
+                      scheduling=terms.scheduling, caption_caps=caption_caps(visit.rt.platforms),
+                      media_needed=media_needed(visit.rt.platforms))
 
 
 @page

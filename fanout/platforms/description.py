@@ -6,7 +6,6 @@ rules are held to the registry by contracts/test_platform_registry.py.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Mapping
@@ -20,36 +19,14 @@ from .rules import PlatformRules
 class Setting:
     """One environment variable of a platform, beyond its app's id and secret: it fills
     `field` of the package's settings object with `parse` of its text (of `default`
-    when unset). `parse` raises ValueError saying what the text should be."""
+    when unset). `parse` raises ValueError saying what the text should be (the shared
+    parsers: fanout/setting_parsers.py)."""
 
     name: str
     default: str  # as an operator would write it; "" for unset
     meaning: str
     field: str
     parse: Callable[[str], Any] = str
-
-
-def whole_number(what: str, most: int) -> Callable[[str], int]:
-    """A parser of a whole number of `what` from 1 to `most`, in ASCII digits."""
-
-    def parse(text: str) -> int:
-        # Length first: int() of thousands of digits raises, and no setting needs 13 of them.
-        if not (text.isascii() and text.isdigit()) or len(text) > 13 or not 1 <= int(text) <= most:
-            raise ValueError(f"must be a whole number of {what}, from 1 to {most}, not {text!r}")
-        return int(text)
-
-    return parse
-
-
-def matching(pattern: str, example: str) -> Callable[[str], str]:
-    """A parser of text that matches `pattern` whole (described by `example`)."""
-
-    def parse(text: str) -> str:
-        if not re.fullmatch(pattern, text):
-            raise ValueError(f"must be {example}, not {text!r}")
-        return text
-
-    return parse
 
 
 @dataclass(frozen=True)

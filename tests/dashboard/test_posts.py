@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import html
 import re
+from types import SimpleNamespace
 
 import pytest
 
+from fanout.dashboard.posts import media_needed
 from fanout.models import MonthlyUsage, Post, db
 
-from ..conftest import bearer, connect_sandbox_account, make_key, post_month, run_queue
+from ..conftest import connect_sandbox_account, post_month, run_queue
 from .conftest import alert, send, sign_in
 
 POST_PAGE = re.compile(r"^/dashboard/posts/(post_[0-9A-Z]{26})\?done=created$")
@@ -44,7 +46,7 @@ def test_a_created_post_is_shown_with_its_targets_then_published_with_its_permal
     run_queue(rt, clock)
     page = dashboard.get(f"/dashboard/posts/{post_id}").text
     assert "data-follow" not in page  # final: nothing left to follow
-    permalink = f"http://testserver/sandbox/x/"
+    permalink = "http://testserver/sandbox/x/"
     assert '<span class="badge completed">completed</span>' in page and permalink in page
     assert "<code>post.completed</code>" in page  # its event
 
@@ -105,6 +107,23 @@ def test_the_caption_hint_names_every_registered_platforms_cap(dashboard, rt):
         titles, cap = group.rsplit(" ", 1)
         shown.update({title: cap for title in titles.split(" and ")})
     assert shown == {p.title: f"{p.rules.caption_limit:,}" for p in rt.platforms.values()}
+
+
+def test_the_media_hint_names_the_registered_platforms_that_need_media(dashboard, rt):
+    page = dashboard.get("/dashboard/posts/new").text
+    hint = html.unescape(re.search(r'id="media-hint">(.*?)</p>', page, re.S).group(1))
+    named = re.fullmatch(r"Optional: public URLs the service fetches\. (.+) needs? media\.", hint).group(1)
+    assert set(re.split(r", | and ", named)) == {p.title for p in rt.platforms.values() if not p.rules.text_only}
+
+
+def test_the_media_hint_says_one_platform_needs_media_and_nothing_when_none_does():
+    def platform(title, text_only):
+        return SimpleNamespace(title=title, rules=SimpleNamespace(text_only=text_only))
+
+    assert media_needed({"a": platform("A", False), "b": platform("B", True)}) == "A needs media."
+    assert media_needed({"a": platform("A", False), "b": platform("B", False), "c": platform("C", False)}) \
+        == "A, B and C need media."
+    assert media_needed({"b": platform("B", True)}) == ""
 
 
 def test_a_text_post_to_instagram_is_refused_as_the_api_refuses_it(dashboard, client, auth):

@@ -3,7 +3,8 @@
 together)."""
 from dataclasses import dataclass
 
-from ..description import Setting, matching, whole_number
+from ...setting_parsers import Matching, WholeNumber
+from ..description import Setting
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class InstagramSettings:
 SETTINGS: tuple[Setting, ...] = (
     Setting("FANOUT_INSTAGRAM_CONTAINER_WINDOW", "86400",
             "seconds a container may take to be ready before its target fails",
-            "container_window", whole_number("seconds", 86400)),
+            "container_window", WholeNumber("seconds", 86400)),
     Setting("FANOUT_GRAPH_API_VERSION", "v25.0", "the version of the Graph API the adapter calls",
-            "graph_api_version", matching(r"v[0-9]{1,3}\.[0-9]{1,3}", "a Graph API version such as v25.0")),
+            "graph_api_version", Matching(r"v[0-9]{1,3}\.[0-9]{1,3}", "a Graph API version such as v25.0")),
 )

@@ -3,7 +3,8 @@
 together)."""
 from dataclasses import dataclass
 
-from ..description import Setting, matching
+from ...setting_parsers import Matching
+from ..description import Setting
 
 # A month LinkedIn serves its versioned API for (each version lives about a year).
 DEFAULT_API_VERSION = "202610"
@@ -18,5 +19,5 @@ class LinkedInSettings:
 SETTINGS: tuple[Setting, ...] = (
     Setting("FANOUT_LINKEDIN_API_VERSION", DEFAULT_API_VERSION,
             "the version of LinkedIn's REST API every call names (its LinkedIn-Version header)",
-            "api_version", matching(r"20\d{2}(0[1-9]|1[0-2])(\.\d{2})?", "a month as YYYYMM, such as 202610")),
+            "api_version", Matching(r"20\d{2}(0[1-9]|1[0-2])(\.\d{2})?", "a month as YYYYMM, such as 202610")),
 )

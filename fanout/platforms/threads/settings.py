@@ -3,7 +3,8 @@
 together)."""
 from dataclasses import dataclass
 
-from ..description import Setting, whole_number
+from ...setting_parsers import WholeNumber
+from ..description import Setting
 
 
 @dataclass(frozen=True)
@@ -15,5 +16,5 @@ class ThreadsSettings:
 SETTINGS: tuple[Setting, ...] = (
     Setting("FANOUT_THREADS_CONTAINER_WINDOW", "300",
             "seconds a container may take to be ready before its target fails",
-            "container_window", whole_number("seconds", 86400)),
+            "container_window", WholeNumber("seconds", 86400)),
 )

@@ -23,3 +23,14 @@ REGISTRY: dict[str, Platform] = {p.name: p for p in (import_module(f"{__name__}.
 NAMES = {name: p.title for name, p in REGISTRY.items()}
 PLATFORMS = tuple(REGISTRY)
 RULES = {name: p.rules for name, p in REGISTRY.items()}
+
+
+def caption_problem(platform: str, caption: str) -> str | None:
+    """Why `caption` is over the caps of `platform` (a name of the registry), or None."""
+    return RULES[platform].caption_problem(caption)
+
+
+def media_problem(platform: str, media: list[dict] | None) -> str | None:
+    """Why `platform` (a name of the registry) cannot take `media`, as far as the request
+    alone shows; None if nothing is wrong with it before fetching."""
+    return RULES[platform].media_problem(media)

@@ -165,17 +165,6 @@ class PlatformRules:
         return None
 
 
-def caption_problem(platform: str, caption: str) -> str | None:
-    """Why `caption` is over the caps of `platform` (a name of the registry), or None."""
-    return rules_of(platform).caption_problem(caption)
-
-
-def media_problem(platform: str, media: list[dict] | None) -> str | None:
-    """Why `platform` (a name of the registry) cannot take `media`, as far as the request
-    alone shows; None if nothing is wrong with it before fetching."""
-    return rules_of(platform).media_problem(media)
-
-
 def url_extension(url: str) -> str | None:
     """Lower-case extension of the URL path's last segment (query and fragment ignored)."""
     try:
@@ -230,9 +219,3 @@ def _choices(rules: PlatformRules) -> str:
         return f"{article} {noun} or a video, or a carousel of 2-{rules.max_items} of them"
     videos = "a video" if rules.max_videos == 1 else f"1-{rules.max_videos} videos"
     return f"{videos} or 1-{rules.max_images} {noun}s"
-
-
-def rules_of(platform: str) -> PlatformRules:
-    # The registry imports the packages, whose rules import this module: looked up late.
-    from . import REGISTRY
-    return REGISTRY[platform].rules

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from fanout.platforms import PLATFORMS, RULES
-from fanout.platforms.rules import caption_problem, media_problem, url_extension
+from fanout.platforms import PLATFORMS, RULES, caption_problem, media_problem
+from fanout.platforms.rules import url_extension
 
 GRINNING = "\U0001f600"
 

@@ -15,6 +15,8 @@ platform's app).
 """
 from __future__ import annotations
 
+import datetime as _dt
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,12 +27,12 @@ from .models.account import connect_account
 from .outbound import guard
 from .security.apikeys import random_base62
 from .models.connect_session import (
-    SIGN_IN_TRIES, SessionUnusable, begin_oauth, claim_oauth_state, claim_sign_in, consume_session, open_session,
-    retry_session, start_session, use_session,
+    SIGN_IN_TRIES, SessionUnusable, begin_oauth, claim_choice, claim_oauth_state, claim_sign_in, consume_session,
+    offer_choices, open_choices, open_session, retry_session, start_session, use_session,
 )
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_at
-from .platforms.base import CREDENTIALS, AccountNotEligible, AuthFailed, Field, Grant, connect_style
+from .platforms.base import CREDENTIALS, AccountNotEligible, AuthFailed, Choices, Field, Grant, connect_style
 from .platforms.setup import live_setup
 from .platforms.http import PlatformUnreachable
 from .problems import InvalidRequest, PlanLimitExceeded, PlatformNotConfigured
@@ -48,15 +50,23 @@ OUTCOMES = {
     "platform_error": "The platform did not complete the connection",
     "account_not_eligible": "This account cannot publish through the platform's API",
 }
-# What the user can do about an outcome, where there is something.
+# What the user can do about an outcome, where there is something; an account that cannot
+# publish in its platform's words (its adapter's NOT_ELIGIBLE), as `remedy` says.
 REMEDIES = {
-    "account_not_eligible": ("Only professional accounts (Business or Creator) can publish through Instagram's API. "
-                             "Switch the account to a professional one in the Instagram app, then connect it again."),
+    "account_not_eligible": "This account cannot publish through the platform's API.",
     "plan_limit_exceeded": ("The workspace already holds as many accounts as its plan allows, so only an account it "
                             "holds can be connected again, and this one is new to it. To add it, the workspace's owner "
                             "disconnects another account or upgrades the plan first."),
     "access_denied": "Publishing needs the access the platform asked you for.",
 }
+
+
+def remedy(rt, outcome: str, platform: str | None) -> str:
+    """What the user can do about `outcome` of connecting `platform`, or ""."""
+    entry = rt.platforms.get(platform or "")
+    if outcome == "account_not_eligible" and entry is not None and getattr(entry.adapter, "NOT_ELIGIBLE", None):
+        return entry.adapter.NOT_ELIGIBLE
+    return REMEDIES.get(outcome, "")
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,21 @@ class Form:
     token: str  # the session's, posted back with the form
     fields: tuple[Field, Field]
     identifier: str = ""
+    error: str | None = None
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class Pick:
+    """Show the accounts one consent granted, to pick one: each (value, name), the form
+    posting `token` back and the value as `field` (`error` after a post of none)."""
+
+    platform: str
+    title: str
+    token: str
+    field: str
+    noun: str
+    options: tuple[tuple[str, str], ...]
     error: str | None = None
     status: int = 200
 
@@ -166,7 +191,7 @@ def denials(adapter) -> tuple[str, ...]:
     return ("access_denied", *getattr(adapter, "DENIED", ()))
 
 
-def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
+def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused | Pick:
     """`GET /connect/{platform}/callback?code=&state=` (or `error=`): the platform's answer."""
     state = query.get("state", "")
     if not state or len(state) > 200:
@@ -203,7 +228,64 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused:
         log.warning("connecting %s for workspace %s failed: %s", platform, session.workspace_id,
                     getattr(e, "reason", None) or getattr(e, "message", None))
         return fail("platform_error")
+    if isinstance(grant, Choices):
+        return offer(rt, session, adapter, grant, fail)
     return connected(rt, session, adapter, grant)
+
+
+def offer(rt, session, adapter, choices: Choices, fail) -> Redirect | Pick:
+    """Several accounts granted: kept, encrypted, for the picker; one is connected at once,
+    none is an account that cannot publish."""
+    if not choices.grants:
+        log.info("connecting %s for workspace %s: the consent granted no %s", session.platform,
+                 session.workspace_id, choices.noun)
+        return fail("account_not_eligible")
+    if len(choices.grants) == 1:
+        return connected(rt, session, adapter, choices.grants[0])
+    token = random_base62(STATE_LENGTH, rt.randbytes)
+    kept = json.dumps({"field": choices.field, "noun": choices.noun, "grants": [_kept(g) for g in choices.grants]})
+    with db.connection_context():
+        offer_choices(session, token, rt.keyring.encrypt(kept))
+    return _pick(rt, session.platform, token, choices)
+
+
+def pick(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | Pick:
+    """`POST /connect/{platform}` from the picker: the account chosen is connected, once.
+    Its token is the form's only authority, as a credentials form's is."""
+    token = posted.get("pick", "")
+    if not token or len(token) > 200:
+        return Refused("unknown")
+    with db.connection_context():
+        try:
+            session = open_choices(rt, token, platform)
+        except SessionUnusable as e:
+            return Refused(e.reason)
+    choices = _choices(json.loads(rt.keyring.decrypt(session.choices)))
+    chosen = next((g for g in choices.grants if g.user_id == posted.get(choices.field)), None)
+    if chosen is None:
+        return _pick(rt, platform, token, choices, f"Choose the {choices.noun} to connect.", 400)
+    with db.connection_context():
+        if not claim_choice(rt, session):  # another post of the form connected first
+            return Refused("used")
+    return connected(rt, session, rt.platforms[platform].adapter, chosen)
+
+
+def _pick(rt, platform: str, token: str, choices: Choices, error: str | None = None, status: int = 200) -> Pick:
+    options = tuple((g.user_id or "", g.username or g.user_id or "") for g in choices.grants)
+    return Pick(platform, rt.platforms[platform].title, token, choices.field, choices.noun, options, error, status)
+
+
+def _kept(grant: Grant) -> dict:
+    return {"access_token": grant.access_token, "refresh_token": grant.refresh_token, "user_id": grant.user_id,
+            "username": grant.username, "expires_at": grant.expires_at.isoformat() if grant.expires_at else None}
+
+
+def _choices(kept: dict) -> Choices:
+    grants = tuple(Grant(access_token=g["access_token"], refresh_token=g["refresh_token"], user_id=g["user_id"],
+                         username=g["username"],
+                         expires_at=_dt.datetime.fromisoformat(g["expires_at"]) if g["expires_at"] else None)
+                   for g in kept["grants"])
+    return Choices(kept["field"], kept["noun"], grants)
 
 
 def connected(rt, session, adapter, grant: Grant) -> Redirect:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from starlette.responses import RedirectResponse, Response
 
 from .. import connect_flow
-from ..connect_flow import OUTCOMES, REMEDIES
+from ..connect_flow import OUTCOMES, remedy
 from ..models.account import disconnect_account, list_accounts
 from ..models import caps
 from ..plans import get_plan
@@ -34,8 +34,8 @@ def _outcome(visit: Visit) -> tuple[str | None, Alert | None]:
         return None, None
     code = visit.query("error")
     if code:
-        return None, Alert(f"{OUTCOMES.get(code, 'the connect flow did not finish')}. {REMEDIES.get(code, '')}".strip(),
-                           code)
+        words = f"{OUTCOMES.get(code, 'the connect flow did not finish')}. {remedy(visit.rt, code, visit.query('platform'))}"
+        return None, Alert(words.strip(), code)
     return NOTICES.get(visit.query("done") or ""), None
 
 

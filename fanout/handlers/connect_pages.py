@@ -2,7 +2,8 @@
 
 `GET /connect/{platform}?session=...` starts the flow (fanout/connect_flow.py) and
 redirects, or shows a credentials platform's sign-in form, which `POST /connect/{platform}`
-takes (form-encoded, the session token in it); `GET /connect/{platform}/callback` is where a platform sends the browser back
+takes (form-encoded, the session token in it), as it takes the picker shown after a consent
+that granted several accounts (the pick's token in it); `GET /connect/{platform}/callback` is where a platform sends the browser back
 after consent; `GET /connect/done` is the built-in confirmation page (after a refused
 consent, with a link to try again). These answer HTML, never the JSON error object, and
 never a 500 for a bad or stale link.
@@ -17,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import runtime
-from ..connect_flow import OUTCOMES, REMEDIES, Form, Redirect, Refused, finish, open_link, sign_in
+from ..connect_flow import OUTCOMES, Form, Pick, Redirect, Refused, finish, open_link, pick, remedy, sign_in
 from ..pages.render import render
 
 # The session token is in the URL: keep it out of Referer headers, caches and frames.
@@ -73,6 +74,16 @@ def form_page(form: Form) -> HTMLResponse:
     return HTMLResponse(body, status_code=form.status, headers=PAGE_HEADERS)
 
 
+def pick_page(choice: Pick) -> HTMLResponse:
+    """The accounts one consent granted (a Facebook user's Pages), one to pick, posted to
+    this page with the pick's token."""
+    body = render("connect_pick.html", title=f"Choose the {choice.noun} to connect",
+                  text=(f"Your {choice.title} sign-in manages several. Fanout connects the one you choose as an "
+                        f"account; connect again for another."),
+                  link=None, pick=choice)
+    return HTMLResponse(body, status_code=choice.status, headers=PAGE_HEADERS)
+
+
 def with_query(url: str, params: dict) -> str:
     parts = urlsplit(url)
     query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
@@ -94,6 +105,8 @@ def answer(outcome: Redirect | Refused | Form) -> Response:
         return page(*SESSION_PROBLEMS[outcome.reason])
     if isinstance(outcome, Form):
         return form_page(outcome)
+    if isinstance(outcome, Pick):
+        return pick_page(outcome)
     url = with_query(outcome.url, outcome.params) if outcome.params else outcome.url
     return RedirectResponse(url, status_code=302, headers=PAGE_HEADERS)
 
@@ -109,7 +122,8 @@ async def connect(request: Request) -> Response:
 
 
 async def sign_in_form(request: Request) -> Response:
-    """`POST /connect/{platform}`: a credentials form, as the browser sends it."""
+    """`POST /connect/{platform}`: a credentials form, or the picker of several accounts
+    (it posts `pick`), as the browser sends it."""
     platform = request.path_params["platform"]
     if platform not in runtime.current().platforms:
         return unknown_platform()
@@ -125,7 +139,8 @@ async def sign_in_form(request: Request) -> Response:
     except (UnicodeDecodeError, ValueError):
         return page(400, "This sign-in cannot be read", "Send it from the connect page's form.")
     posted = {name: values[0] for name, values in fields.items()}
-    return answer(await run_in_threadpool(sign_in, runtime.current(), platform, posted))
+    flow = pick if "pick" in posted else sign_in
+    return answer(await run_in_threadpool(flow, runtime.current(), platform, posted))
 
 
 async def callback(request: Request) -> Response:
@@ -144,8 +159,8 @@ async def done(request: Request) -> Response:
     if outcome == "connected":
         account = f"Your {name} account" if name else "Your account"
         return page(200, title, f"{account} is connected. You can close this window.")
-    remedy = f" {REMEDIES[outcome]}" if outcome in REMEDIES else ""
-    return page(200, title, f"Connecting {name or 'the account'} did not finish ({outcome or 'no outcome'}).{remedy} "
+    said = remedy(runtime.current(), outcome, query.get("platform"))
+    return page(200, title, f"Connecting {name or 'the account'} did not finish ({outcome or 'no outcome'}).{' ' + said if said else ''} "
                             "You can close this window.", retry_link(query, outcome, name))
 
 

@@ -36,6 +36,10 @@ class ConnectSession(BaseModel):
     oauth_verifier = TextField(null=True)
     # Credentials flows: the sign-ins tried through this session's form (SIGN_IN_TRIES at most).
     sign_in_attempts = IntegerField(default=0)
+    # A consent that granted several accounts: sha256 of the token the picker form posts
+    # back, and the accounts offered, encrypted (they hold tokens), until one is picked.
+    pick_hash = CharField(max_length=64, null=True, unique=True)
+    choices = TextField(null=True)
 
 
 class SessionUnusable(Exception):
@@ -185,6 +189,34 @@ def claim_oauth_state(rt, state: str, platform: str) -> ConnectSession:
     if not claimed:  # another request claimed it between the read and the update
         raise SessionUnusable("unknown")
     return session
+
+
+def offer_choices(session: ConnectSession, token: str, choices: str) -> None:
+    """Keep the accounts a consent granted (`choices`, encrypted) for the picker form that
+    posts `token` back (only its hash is kept)."""
+    with write_transaction():
+        ConnectSession.update(pick_hash=_hash(token), choices=choices).where(ConnectSession.id == session.id).execute()
+
+
+def open_choices(rt, token: str, platform: str) -> ConnectSession:
+    """The session a picker form's token belongs to, left usable; SessionUnusable if it
+    cannot be used (unknown: never issued or already picked; expired). Its link was used
+    when the consent began: the token is the pick's own single use."""
+    session = ConnectSession.get_or_none(ConnectSession.pick_hash == _hash(token))
+    if session is None or session.platform != platform or session.choices is None:
+        raise SessionUnusable("unknown")
+    if session.expires_at <= rt.now():
+        raise SessionUnusable("expired")
+    return session
+
+
+def claim_choice(rt, session: ConnectSession) -> bool:
+    """The pick made, once: the accounts offered forgotten; False if another post of the
+    form claimed it first."""
+    with write_transaction():
+        return bool(ConnectSession.update(pick_hash=None, choices=None).where(
+            (ConnectSession.id == session.id) & (ConnectSession.pick_hash == session.pick_hash)
+        ).execute())
 
 
 def purge_expired(now: _dt.datetime) -> int:

@@ -115,6 +115,17 @@ class Grant:
 
 
 @dataclass(frozen=True)
+class Choices:
+    """Several accounts one consent granted (a Facebook user's Pages): the connect page
+    offers them by `noun`, and its form posts the chosen one's `user_id` as `field`
+    (docs/architecture.md#connect-styles). One of them is connected at once."""
+
+    field: str
+    noun: str
+    grants: tuple[Grant, ...]
+
+
+@dataclass(frozen=True)
 class Authorization:
     """Where to send the browser, and what the callback will need again (a PKCE verifier)."""
 

@@ -7,15 +7,17 @@ An adapter is a module (fanout/platforms/threads/adapter.py is the shape). Every
 
 - OAUTH, the default: `authorize` (the consent page's URL, a PKCE verifier made from
   `randbytes`, the engine's randomness) and `exchange` (the code for a `Grant`, its expiry
-  counted from `now`, the engine's clock); `DENIED` optionally, the platform's own `error`
-  values for a user's "no" besides OAuth's `access_denied`.
+  counted from `now`, the engine's clock; or `Choices`, several accounts the consent
+  granted, one to pick on the connect page); `DENIED` optionally, the platform's own
+  `error` values for a user's "no" besides OAuth's `access_denied`.
 - CREDENTIALS: `fields`, the form's two inputs (the identifier, then the secret), and
   `sign_in`, which exchanges them for a `Grant` at once; the password goes no further than
   that one call. It raises SignInRefused for a wrong identifier or password,
   AccountNotEligible for an account that cannot publish, PlatformUnreachable when the
   platform cannot be asked.
 
-Optional: `foresee(step, job)`, the failures a publish now would meet before creating
+Optional: `NOT_ELIGIBLE`, what the connect pages tell a user whose account cannot publish;
+`foresee(step, job)`, the failures a publish now would meet before creating
 anything, for a preflight (its `step` records nothing); `UPLOADS_MEDIA = True` when the
 adapter fetches the media itself (fanout/outbound/media_fetch.py), so the engine does not
 (a preflight does, as the adapter would: fanout/before_platform.py).
@@ -74,6 +76,9 @@ def problems(adapter: ModuleType) -> list[str]:
     denied = getattr(adapter, "DENIED", ())
     if not (isinstance(denied, tuple) and all(isinstance(d, str) for d in denied)):
         found.append("DENIED is not a tuple of error values")
+    not_eligible = getattr(adapter, "NOT_ELIGIBLE", "words")
+    if not (isinstance(not_eligible, str) and not_eligible):
+        found.append("NOT_ELIGIBLE is not words for the user")
     if style == CREDENTIALS:
         found.append(_fields_problem(getattr(adapter, "fields", None)))
     return [problem for problem in found if problem]

@@ -34,6 +34,9 @@ from .errors import MAPPING
 from .rules import RULES
 
 HOSTS = ("www.instagram.com", "api.instagram.com", "graph.instagram.com")
+# What the connect pages say to a user whose account cannot publish (connect_flow.remedy).
+NOT_ELIGIBLE = ("Only professional accounts (Business or Creator) can publish through Instagram's API. Switch the "
+                "account to a professional one in the Instagram app, then connect it again.")
 # `instagram_business_manage_comments`: for a post's first comment.
 SCOPES = ("instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments")
 

@@ -33,11 +33,9 @@ from dataclasses import dataclass
 
 from .content import Content, content_for, job_of
 from .content import target_problems as content_problems
-from .models import caps
+from .models import Account, Workspace, caps
 from .models.lifecycle import published_in_workspace, published_last_24h, published_since
-from .models.tables.account import Account
 from .models.upload import check_destinations, draft_from_request
-from .models.workspace import Workspace
 from .platforms import sandbox as sandbox_platform
 from .platforms.base import Outcome, limit_key
 from .platforms.setup import live_setup

@@ -20,7 +20,9 @@ from .. import views
 from ..target_errors import AUTH
 from .db import db, locked, write_transaction
 from .event import lock_log_of_post, record_event
-from .post import Post, Target, derive_status
+from .post import derive_status
+from .tables.post import Post
+from .tables.target import Target
 
 FINAL = ("published", "failed")
 __all__ = ["Outcome", "claim", "resolve", "save_state", "park", "reclaim_expired", "waiting", "due_checks", "to_wake",

@@ -21,8 +21,7 @@ import logging
 
 from peewee import PeeweeException
 
-from ..models import db
-from ..models.account import Account
+from ..models import Account, db
 from ..models.deliveries import due
 from ..models.lifecycle import (
     claim, due_checks, falling_due, park, published_in_workspace, published_last_24h, published_since,

@@ -1,7 +1,9 @@
 """The modules of fanout/models import each other without a cycle, and in one direction: a
 table module (fanout/models/tables/) imports only `db` and other tables, never the rules
 that use it (caps, lifecycle, the operations that add rows), so each can be read, and
-imported, on its own."""
+imported, on its own. No module of the package imports fanout/views.py: the bodies of the
+events the rules record are shaped by the views the runtime carries (fanout/runtime.py
+`event_bodies`)."""
 from __future__ import annotations
 
 import ast
@@ -10,6 +12,7 @@ from pathlib import Path
 import fanout.models
 
 PACKAGE = Path(fanout.models.__file__).parent
+VIEWS = "fanout.views"
 
 
 def dotted(path: Path) -> str:
@@ -94,6 +97,10 @@ def beyond_tables(imported: set[str]) -> set[str]:
             and not (name == "fanout.models.db" or name.startswith(("fanout.models.db.", "fanout.models.tables.")))}
 
 
+def views_imported(imported: set[str]) -> set[str]:
+    return {name for name in imported if name == VIEWS or name.startswith(VIEWS + ".")}
+
+
 def test_the_model_modules_import_each_other_without_a_cycle():
     cycle = find_cycle(model_imports())
     assert cycle is None, "import cycle in fanout/models: " + " -> ".join(cycle)
@@ -114,3 +121,21 @@ def test_the_check_of_a_table_module_finds_a_rule_imported():
     imported = absolute_imports("from ..db import BaseModel\nfrom .post import Post\nfrom ..caps import check_post\n"
                                 "from .. import lifecycle\nfrom ... import views\n", "fanout.models.tables.target")
     assert beyond_tables(imported) == {"fanout.models.caps.check_post", "fanout.models.lifecycle"}
+
+
+def test_no_module_of_the_models_imports_the_views():
+    for path in PACKAGE.rglob("*.py"):
+        assert views_imported(imports_of_file(path)) == set(), path.relative_to(PACKAGE)
+
+
+def test_the_check_of_the_views_finds_each_way_of_importing_them():
+    for source, module, is_package in [
+        ("from .. import views", "fanout.models.account", False),
+        ("def f():\n    from ..views import account_event", "fanout.models.tokens", False),
+        ("from ...views import target_event", "fanout.models.tables.target", False),
+        ("from .. import views", "fanout.models", True),
+        ("import fanout.views", "fanout.models.webhook", False),
+        ("from fanout.views import registration_event", "fanout.models.webhook", False),
+    ]:
+        assert views_imported(absolute_imports(source, module, is_package)), source
+    assert not views_imported(absolute_imports("from .. import content\nfrom . import caps", "fanout.models.upload"))

@@ -16,7 +16,6 @@ import datetime as _dt
 import json
 
 from ..platforms.base import Outcome
-from .. import views
 from ..target_errors import AUTH
 from .db import db, locked, write_transaction
 from .event import lock_log_of_post, record_event
@@ -141,7 +140,8 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    return record_event(rt, post.workspace_id, kind, lambda event_id, at: views.target_event(event_id, kind, target, at),
+    return record_event(rt, post.workspace_id, kind,
+                        lambda event_id, at: rt.event_bodies.target_event(event_id, kind, target, at),
                         now, post=post.id, target=target.id, account_id=target.account_id)
 
 

@@ -92,12 +92,14 @@ def _parts(published_parts) -> dict:
     return {} if published_parts is None else {"published_parts": json.dumps(list(published_parts))}
 
 
-def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime, published_parts=None) -> bool:
+def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime, published_parts=None, *,
+         retries: int = 0, crash_kind: str | None = None) -> bool:
     """Leave the target processing, unheld, with its state (and a thread's parts out so
-    far), until its next step is due."""
+    far), until its next step is due; with the engine's count of retries in a row and the
+    type of the last unexpected error (none after progress)."""
     with write_transaction():
         return bool(Target.update(state=json.dumps(state), lease_expires_at=None, next_check_at=until, updated_at=now,
-                                  **_parts(published_parts))
+                                  retries=retries, crash_kind=crash_kind, **_parts(published_parts))
                     .where(_held(target, now)).execute())
 
 

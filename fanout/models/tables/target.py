@@ -35,6 +35,12 @@ class Target(BaseModel):
     # when its next step is due, for a `processing` target nobody holds (fanout/platforms/base.py).
     state = TextField(null=True)
     next_check_at = DateTimeField(null=True)
+    # The engine's own count, never in `state`, which is the adapter's alone: the transient
+    # failures in a row (progress, a `Wait`, starts it again; past MAX_RETRIES the target
+    # fails) and the type of the last unexpected error, whose traceback is logged once
+    # (fanout/tasks/publishing.py).
+    retries = IntegerField(default=0)
+    crash_kind = TextField(null=True)
     updated_at = DateTimeField()
     # When a `pending` target may be claimed: its post's scheduled time, or its creation
     # (fanout/models/lifecycle.py). `wake_at`: the due time a wake-up task was enqueued for,

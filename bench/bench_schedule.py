@@ -123,8 +123,8 @@ SELECT 'post_B' || lpad(i::text, 25, '0'), %s, true, 'later', '[]', NULL, 'pendi
 FROM generate_series(0, %s - 1) AS i
 """
 TARGETS = """
-INSERT INTO target (id, post_id, account_id, platform, position, status, attempts, updated_at, due_at)
-SELECT 'tgt_B' || substr(id, 7), id, {p}, 'x', 0, 'pending', 0, {p}, scheduled_at FROM post WHERE id LIKE {p}
+INSERT INTO target (id, post_id, account_id, platform, position, status, attempts, retries, updated_at, due_at)
+SELECT 'tgt_B' || substr(id, 7), id, {p}, 'x', 0, 'pending', 0, 0, {p}, scheduled_at FROM post WHERE id LIKE {p}
 """
 
 

@@ -167,8 +167,8 @@ NEW_MONTH_SQL = "INSERT INTO monthly_usage (workspace_id, month, posts) VALUES (
 COUNT_SQL = "UPDATE monthly_usage SET posts = posts + 1 WHERE workspace_id = {p} AND month = {p} AND posts < {p}"
 INSERT_POST_SQL = ("INSERT INTO post (id, workspace_id, sandbox, caption, media, simulate_error, status, created_at)"
                    " VALUES ({p}, {p}, {p}, {p}, '[]', NULL, 'pending', {p})")
-INSERT_TARGET_SQL = ("INSERT INTO target (id, post_id, account_id, platform, position, status, attempts, updated_at)"
-                     " VALUES ({p}, {p}, {p}, {p}, {p}, 'pending', 0, {p})")
+INSERT_TARGET_SQL = ("INSERT INTO target (id, post_id, account_id, platform, position, status, attempts, retries,"
+                     " updated_at) VALUES ({p}, {p}, {p}, {p}, {p}, 'pending', 0, 0, {p})")
 INSERT_POST_PLATFORM_SQL = ("INSERT INTO post_platform (post_id, workspace_id, platform, created_at)"
                             " VALUES ({p}, {p}, {p}, {p})")
 

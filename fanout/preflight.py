@@ -21,10 +21,8 @@ from dataclasses import dataclass
 
 from . import before_platform
 from .content import content_for
-from .models import caps
-from .models.tables.account import Account
+from .models import Account, Workspace, caps
 from .models.upload import check_destinations, draft_from_request
-from .models.workspace import Workspace
 from .platforms.base import Outcome
 
 

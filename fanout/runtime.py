@@ -1,5 +1,5 @@
 """What the running service talks to: settings, clock, randomness, resolver, keyring, queue,
-and where it records its metrics.
+where it records its metrics, and the shapes of the events it records.
 
 The app factory and the `fanout` command build one `Runtime` and install it; handlers and
 tasks read it with `current()`. Tests build theirs with a fixed clock, a fake resolver and
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Protocol, runtime_checkable
 
 from huey import Huey
 
-from . import ids
+from . import ids, views
 from .outbound.guard import Resolver, resolve_host
 from .platforms import REGISTRY, Platform
 from .security.crypto import Keyring
@@ -37,6 +37,16 @@ class DeliveryLane(Protocol):
     def submit(self, delivery_id: str) -> None: ...
 
 
+class EventBodies(Protocol):
+    """The body of each kind of event fanout/models records (fanout/views.py: the module is one)."""
+
+    def target_event(self, event_id: str, kind: str, target, now: _dt.datetime) -> dict: ...
+
+    def account_event(self, event_id: str, kind: str, account, now: _dt.datetime, reason: str | None = None) -> dict: ...
+
+    def registration_event(self, event_id: str, kind: str, webhook, now: _dt.datetime) -> dict: ...
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -50,6 +60,9 @@ class Runtime:
     # The platforms the connect flow serves: the registry, or in tests the registry and a
     # platform of their own (tests/test_credentials_connect.py).
     platforms: Mapping[str, Platform] = field(default_factory=lambda: REGISTRY)
+    # What shapes the events' bodies: the models record events but import no view, so the
+    # API's shapes stay in one module above them (tests/test_model_imports.py).
+    event_bodies: EventBodies = field(default_factory=lambda: views)
     # Set by boot() (None until then, or given to it to replace the default): the
     # registered tasks of `queue`, the guarded outbound HTTP client (client-chosen URLs),
     # the platform API client, the requests-per-minute counter, where webhook attempts run

@@ -3,8 +3,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from fanout.models import Post, db
-from fanout.models.usage import MonthlyUsage
+from fanout.models import MonthlyUsage, Post, db
 
 from .conftest import bearer, connect_on_server
 

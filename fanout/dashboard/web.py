@@ -32,8 +32,8 @@ from .. import runtime
 from ..http.execution import on_the_stores
 from ..http.requestlog import request_id_of
 from ..ids import is_id
-from ..models import db
-from ..models.dashboard import DashboardSession, csrf_matches, csrf_token, session_of
+from ..models import DashboardSession, db
+from ..models.dashboard import csrf_matches, csrf_token, session_of
 from ..problems import NotFound, Problem
 from ..times import isoformat
 from ..pages.render import HEADERS, html

@@ -12,6 +12,7 @@ def up(migrator, db):
 
 def down(migrator, db):
     migrator.migrate(
+        migrator.drop_index('connect_session', 'connect_session_pick_hash'),
         migrator.drop_column('connect_session', 'choices'),
         migrator.drop_column('connect_session', 'pick_hash'),
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from .. import views
 from ..problems import NotFound
 from . import caps
 from .db import write_transaction
@@ -81,9 +80,10 @@ def connect_account(
 def _connected(rt, account: Account) -> Account:
     """Record `account.connected` for the account as it now is."""
     now = rt.now()
-    deliveries = record_event(rt, account.workspace_id, "account.connected",
-                              lambda event_id, at: views.account_event(event_id, "account.connected", account, at),
-                              now, account_id=account.id)
+    deliveries = record_event(
+        rt, account.workspace_id, "account.connected",
+        lambda event_id, at: rt.event_bodies.account_event(event_id, "account.connected", account, at),
+        now, account_id=account.id)
     send_after_commit(rt, deliveries)
     return account
 
@@ -100,6 +100,6 @@ def disconnect_account(rt, workspace_id: str, account_id: str) -> list[str]:
         now = rt.now()
         deliveries = record_event(
             rt, workspace_id, "account.disconnected",
-            lambda event_id, at: views.account_event(event_id, "account.disconnected", account, at),
+            lambda event_id, at: rt.event_bodies.account_event(event_id, "account.disconnected", account, at),
             now, account_id=account.id)
         return deliveries + fail_pending_targets(rt, account_id, "the account was disconnected; reconnect it")

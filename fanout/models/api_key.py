@@ -10,7 +10,8 @@ from ..problems import InvalidRequest, NotFound
 from . import caps
 from .db import Compiled, write_transaction
 from .tables.api_key import ApiKey
-from .workspace import Workspace, lock_workspace
+from .tables.workspace import Workspace
+from .workspace import lock_workspace
 
 
 # How stale `last_used_at` may be: a request writes it at most once a minute per key.

@@ -18,9 +18,10 @@ from ..problems import PlanLimitExceeded
 from .db import Compiled, CompiledInsert
 from .tables.account import Account
 from .tables.api_key import ApiKey
+from .tables.monthly_usage import MonthlyUsage
 from .tables.webhook import Webhook
-from .usage import MonthlyUsage, month_of, next_month_start
-from .workspace import Workspace
+from .tables.workspace import Workspace
+from .usage import month_of, next_month_start
 
 
 @dataclass(frozen=True)

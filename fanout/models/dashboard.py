@@ -13,31 +13,16 @@ import datetime as _dt
 import hashlib
 import hmac
 
-from peewee import CharField, DateTimeField, ForeignKeyField
-
 from ..problems import NotFound
 from ..security.apikeys import random_base62
-from .db import BaseModel, write_transaction
-from .workspace import Workspace
+from .db import write_transaction
+from .tables.dashboard_link import DashboardLink
+from .tables.dashboard_session import DashboardSession
+from .tables.workspace import Workspace
 
 LINK_LIFETIME = _dt.timedelta(minutes=15)
 SESSION_LIFETIME = _dt.timedelta(hours=12)
 TOKEN_LENGTH = 43  # ~256 bits of base62
-
-
-class DashboardLink(BaseModel):
-    token_hash = CharField(primary_key=True, max_length=64)
-    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    created_at = DateTimeField()
-    expires_at = DateTimeField(index=True)
-    used_at = DateTimeField(null=True)
-
-
-class DashboardSession(BaseModel):
-    token_hash = CharField(primary_key=True, max_length=64)
-    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    created_at = DateTimeField()
-    expires_at = DateTimeField(index=True)
 
 
 class LinkUnusable(Exception):

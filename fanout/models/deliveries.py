@@ -7,7 +7,9 @@ from peewee import Tuple
 
 from ..problems import NotFound
 from .db import children_of, locked, write_transaction
-from .event import Delivery, DeliveryAttempt, Event
+from .tables.delivery import Delivery
+from .tables.delivery_attempt import DeliveryAttempt
+from .tables.event import Event
 from .tables.webhook import Webhook
 
 # Longer than the 10-second attempt deadline: no second worker sends while one is sending.

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from ..content import parse_overrides
 from ..problems import NotFound, PostNotEditable, SandboxKeyNotAllowed
 from .db import locked, write_transaction
-from .post import Post, Target, get_post
+from .post import get_post
+from .tables.post import Post
+from .tables.target import Target
 from .upload import check_destinations, draft_from_request, due_time, wake_time
 
 # The fields an edit may change; the schema (`PostUpdate` in openapi.yaml) takes no other.

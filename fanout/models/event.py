@@ -1,5 +1,5 @@
-"""Events (one per resolved target, or about an account or a registration) and their
-deliveries to webhook registrations.
+"""Recording events (one per resolved target, or about an account or a registration) and
+their deliveries to webhook registrations.
 
 Every event is recorded in the workspace's log (fanout/models/event_log.py reads it) with
 the exact bytes every delivery of it sends. The log's order is the order in which its
@@ -14,77 +14,10 @@ import datetime as _dt
 import json
 from typing import Callable
 
-from peewee import AutoField, BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
-
-from .db import BaseModel, after_commit, db, is_sqlite
-from .post import Post, Target
+from .db import after_commit, db, is_sqlite
+from .tables.delivery import Delivery
+from .tables.event import Event
 from .tables.webhook import Webhook
-from .workspace import Workspace
-
-
-class Event(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    # The subject: a target (post.*), an account (account.*) or neither (webhook.*).
-    post = ForeignKeyField(Post, on_delete="CASCADE", null=True)
-    target = ForeignKeyField(Target, on_delete="CASCADE", unique=True, null=True)
-    # The account of an account.* event, or of a post.* event's target (the `account_id`
-    # filter of the log takes both). No foreign key: the event outlives a disconnected
-    # account, as its deliveries do.
-    account_id = CharField(max_length=40, null=True)
-    type = CharField(max_length=30)
-    # The exact bytes every attempt sends, so every retry carries the same signature input.
-    body = TextField()
-    # When it was recorded: the log's order (strictly increasing within a workspace).
-    created_at = DateTimeField()
-
-    class Meta:
-        indexes = (
-            (("workspace", "created_at", "id"), False),
-            (("workspace", "type", "created_at", "id"), False),
-            (("workspace", "account_id", "created_at", "id"), False),
-            (("post", "created_at", "id"), False),  # a post's events, in order
-            (("created_at",), False),  # pruning, across workspaces
-        )
-
-
-class Delivery(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    event = ForeignKeyField(Event, on_delete="CASCADE")
-    webhook = ForeignKeyField(Webhook, backref="deliveries", on_delete="CASCADE")
-    status = CharField(max_length=12, default="pending")  # pending | succeeded | failed
-    attempts = IntegerField(default=0)
-    next_attempt_at = DateTimeField(null=True)
-    # While one worker sends an attempt, others leave the delivery alone until this passes.
-    claimed_until = DateTimeField(null=True)
-    # A redelivery asked for (POST .../redeliver) and not sent yet, whatever the status;
-    # `redeliveries` counts those sent, so the schedule counts only the automatic attempts.
-    redeliver_at = DateTimeField(null=True)
-    redeliveries = IntegerField(default=0)
-    created_at = DateTimeField()
-
-    class Meta:
-        indexes = (
-            (("event", "webhook"), True),
-            (("webhook", "created_at", "id"), False),
-            (("status", "next_attempt_at"), False),
-            (("redeliver_at",), False),
-        )
-
-
-class DeliveryAttempt(BaseModel):
-    id = AutoField()
-    delivery = ForeignKeyField(Delivery, backref="attempt_log", on_delete="CASCADE")
-    number = IntegerField()
-    attempted_at = DateTimeField()
-    status_code = IntegerField(null=True)
-    error = CharField(max_length=200, null=True)  # the failure class when there was no response
-    error_message = TextField(null=True)  # the outbound client's words for it (a host at most, no secret)
-    duration_ms = IntegerField()
-    redelivery = BooleanField(default=False)  # asked for by POST .../redeliver
-
-    class Meta:
-        indexes = ((("delivery", "number"), True),)
 
 
 def lock_log(workspace_id: str) -> None:

@@ -12,7 +12,7 @@ from peewee import Tuple
 from ..ids import is_id
 from ..problems import InvalidRequest, NotFound
 from .db import write_transaction
-from .event import Event
+from .tables.event import Event
 
 # What a page reads of an event: its body is the entry; time and id are its position.
 _COLUMNS = (Event.id, Event.created_at, Event.body)

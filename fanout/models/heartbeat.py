@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from peewee import CharField, DateTimeField, IntegerField, fn
+from peewee import fn
 
-from .db import BaseModel
-
-
-class WorkerHeartbeat(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    host = CharField(max_length=255)
-    pid = IntegerField()
-    started_at = DateTimeField()
-    last_seen_at = DateTimeField(index=True)
+from .tables.worker_heartbeat import WorkerHeartbeat
 
 
 def beat(worker_id: str, host: str, pid: int, started_at: _dt.datetime, now: _dt.datetime) -> None:

@@ -14,33 +14,14 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-from peewee import AutoField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField
-
 from ..problems import DuplicateRequest
-from .db import BaseModel, write_transaction
-from .workspace import Workspace
+from .db import write_transaction
+from .tables.idempotency_record import IdempotencyRecord
 
 WINDOW = _dt.timedelta(hours=24)
 # A claim still running after this long belongs to a request that died (a killed process);
 # a retry may take it over.
 ABANDONED_AFTER = _dt.timedelta(seconds=60)
-
-
-class IdempotencyRecord(BaseModel):
-    id = AutoField()
-    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    key = CharField(max_length=255)
-    fingerprint = CharField(max_length=64)
-    state = CharField(max_length=10)  # running | done
-    # Random per claim: how a request tells the row it inserted from one that was there.
-    claim_token = CharField(max_length=32)
-    response_status = IntegerField(null=True)
-    response_body = TextField(null=True)
-    created_at = DateTimeField(index=True)
-    claimed_at = DateTimeField()
-
-    class Meta:
-        indexes = ((("workspace", "key"), True),)
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,12 @@ import datetime as _dt
 import json
 
 from ..platforms.base import Outcome
-from .. import views
 from ..target_errors import AUTH
 from .db import db, locked, write_transaction
 from .event import lock_log_of_post, record_event
-from .post import Post, Target, derive_status
+from .post import derive_status
+from .tables.post import Post
+from .tables.target import Target
 
 FINAL = ("published", "failed")
 __all__ = ["Outcome", "claim", "resolve", "save_state", "park", "reclaim_expired", "waiting", "due_checks", "to_wake",
@@ -91,12 +92,14 @@ def _parts(published_parts) -> dict:
     return {} if published_parts is None else {"published_parts": json.dumps(list(published_parts))}
 
 
-def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime, published_parts=None) -> bool:
+def park(target: Target, state: dict, until: _dt.datetime, now: _dt.datetime, published_parts=None, *,
+         retries: int = 0, crash_kind: str | None = None) -> bool:
     """Leave the target processing, unheld, with its state (and a thread's parts out so
-    far), until its next step is due."""
+    far), until its next step is due; with the engine's count of retries in a row and the
+    type of the last unexpected error (none after progress)."""
     with write_transaction():
         return bool(Target.update(state=json.dumps(state), lease_expires_at=None, next_check_at=until, updated_at=now,
-                                  **_parts(published_parts))
+                                  retries=retries, crash_kind=crash_kind, **_parts(published_parts))
                     .where(_held(target, now)).execute())
 
 
@@ -139,7 +142,8 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
 def _emit(rt, target: Target, now: _dt.datetime) -> list[str]:
     post = target.post
     kind = "post.completed" if target.status == "published" else "post.failed"
-    return record_event(rt, post.workspace_id, kind, lambda event_id, at: views.target_event(event_id, kind, target, at),
+    return record_event(rt, post.workspace_id, kind,
+                        lambda event_id, at: rt.event_bodies.target_event(event_id, kind, target, at),
                         now, post=post.id, target=target.id, account_id=target.account_id)
 
 

@@ -1,14 +1,14 @@
-"""Posts, their targets, and the one rule that derives a post's status from its targets."""
+"""Posts and their targets read back (one post, a page of posts, the backlog), and the one
+rule that derives a post's status from its targets."""
 from __future__ import annotations
 
-import json
+from peewee import Tuple, fn
 
-from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, IntegerField, TextField, Tuple, fn
-
-from ..content import Content, content_for, parse_overrides
 from ..problems import NotFound
-from .db import BaseModel, Compiled, children_of
-from .workspace import Workspace
+from .db import Compiled, children_of
+from .tables.post import Post
+from .tables.post_platform import PostPlatform
+from .tables.target import Target
 
 IN_FLIGHT = ("pending", "processing")
 
@@ -22,103 +22,6 @@ def derive_status(target_statuses: list[str]) -> str:
     if all(s == "failed" for s in target_statuses):
         return "failed"
     return "partial"
-
-
-class Post(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    workspace = ForeignKeyField(Workspace, backref="posts", on_delete="CASCADE")
-    sandbox = BooleanField()
-    caption = TextField()
-    media = TextField()  # JSON list of {"url", "type"}
-    simulate_error = CharField(max_length=40, null=True)
-    # Per-platform content (JSON by platform, fanout/content.py), null when there is none.
-    overrides = TextField(null=True)
-    # Stored (re-derived whenever a target moves) so the status filter is an indexed query.
-    status = CharField(max_length=20)
-    created_at = DateTimeField()
-    # When it publishes (docs/decisions.md#posts-in-time); null: at once.
-    scheduled_at = DateTimeField(null=True)
-
-    class Meta:
-        indexes = (
-            (("workspace", "created_at", "id"), False),
-            (("workspace", "status", "created_at", "id"), False),
-        )
-
-    @property
-    def media_list(self) -> list[dict]:
-        return json.loads(self.media)
-
-    def content_for(self, platform: str) -> Content:
-        """What this post's targets on `platform` publish (fanout/content.py)."""
-        return content_for(self.caption, self.media_list, parse_overrides(self.overrides), platform)
-
-
-class Target(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    post = ForeignKeyField(Post, backref="targets", on_delete="CASCADE")
-    # No foreign key: a disconnected account's targets stay readable.
-    account_id = CharField(max_length=40, index=True)
-    platform = CharField(max_length=20)
-    position = IntegerField()
-    status = CharField(max_length=20, default="pending")
-    external_url = TextField(null=True)
-    published_at = DateTimeField(null=True)
-    error_code = CharField(max_length=40, null=True)
-    error_message = TextField(null=True)
-    # Why the first comment was not posted, on a published target (openapi.yaml, `Target`).
-    first_comment_error = TextField(null=True)
-    # A thread's parts that are out, as the last step said (JSON, fanout/platforms/base.py
-    # `PublishedParts`); null before any step said, and on a target without a thread.
-    published_parts = TextField(null=True)
-    # Each claim by a worker bumps `attempts`; a finish must name the attempt it belongs to,
-    # so a worker whose lease was taken back can no longer settle the target.
-    attempts = IntegerField(default=0)
-    lease_expires_at = DateTimeField(null=True)
-    # What the platform adapter saved between steps (JSON: container ids, upload ids...) and
-    # when its next step is due, for a `processing` target nobody holds (fanout/platforms/base.py).
-    state = TextField(null=True)
-    next_check_at = DateTimeField(null=True)
-    updated_at = DateTimeField()
-    # When a `pending` target may be claimed: its post's scheduled time, or its creation
-    # (fanout/models/lifecycle.py). `wake_at`: the due time a wake-up task was enqueued for,
-    # so the sweeper enqueues one for each target falling due soon, once
-    # (fanout/tasks/publishing.py).
-    due_at = DateTimeField(null=True)
-    wake_at = DateTimeField(null=True)
-
-    class Meta:
-        indexes = (
-            (("post", "position"), True),
-            (("status", "updated_at"), False),
-            (("status", "next_check_at"), False),
-            (("status", "due_at"), False),
-        )
-
-    @property
-    def saved_state(self) -> dict:
-        return json.loads(self.state) if self.state else {}
-
-    @property
-    def parts_out(self) -> list:
-        """The permalinks of the thread's parts that are out, in order ([] before any is)."""
-        return json.loads(self.published_parts) if self.published_parts else []
-
-
-class PostPlatform(BaseModel):
-    """One row per (post, platform): keyset pages filtered by platform walk this index."""
-
-    post = ForeignKeyField(Post, on_delete="CASCADE")
-    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    platform = CharField(max_length=20)
-    created_at = DateTimeField()
-
-    class Meta:
-        primary_key = False
-        indexes = (
-            (("post", "platform"), True),
-            (("workspace", "platform", "created_at", "post"), False),
-        )
 
 
 def count_in_flight(now) -> dict[str, int]:

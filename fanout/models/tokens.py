@@ -10,7 +10,6 @@ import datetime as _dt
 import logging
 
 from ..platforms.base import Grant
-from .. import views
 from .db import write_transaction
 from .event import lock_log, record_event
 from .tables.account import Account
@@ -85,8 +84,8 @@ def expire_account(rt, account_id: str, reason: str) -> list[str]:
             return []  # already expired (another worker saw the same refusal) or disconnected
         account = Account.get_by_id(account_id)
         deliveries = record_event(rt, account.workspace_id, "account.expired",
-                                  lambda event_id, at: views.account_event(event_id, "account.expired", account, at,
-                                                                       reason=reason),
+                                  lambda event_id, at: rt.event_bodies.account_event(
+                                      event_id, "account.expired", account, at, reason=reason),
                                   now, account_id=account.id)
     log.warning("account %s (%s, workspace %s) is expired: %s; it publishes nothing until it is connected again",
                 account.id, account.platform, account.workspace_id, reason)

@@ -19,8 +19,11 @@ from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed
 from ..times import UTC, isoformat, parse_timestamp
 from . import caps
 from .db import Compiled, CompiledInsert, write_transaction
-from .post import Post, PostPlatform, Target, derive_status
+from .post import derive_status
 from .tables.account import Account
+from .tables.post import Post
+from .tables.post_platform import PostPlatform
+from .tables.target import Target
 from .workspace import lock_workspace
 
 # How far from now `scheduled_at` may be: a little in the past (a clock a bit behind, a

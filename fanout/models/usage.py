@@ -1,25 +1,11 @@
-"""The monthly post count: per workspace, per UTC calendar month, sandbox and live together.
+"""The months of the monthly post count: UTC calendar months, sandbox and live together.
 
-fanout/models/caps.py counts posts into it and reads it.
+fanout/models/caps.py counts posts into fanout/models/tables/monthly_usage.py by them and
+reads it.
 """
 from __future__ import annotations
 
 import datetime as _dt
-
-from peewee import CharField, ForeignKeyField, IntegerField
-
-from .db import BaseModel
-from .workspace import Workspace
-
-
-class MonthlyUsage(BaseModel):
-    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
-    month = CharField(max_length=7)  # "2026-11"
-    posts = IntegerField(default=0)
-
-    class Meta:
-        primary_key = False
-        indexes = ((("workspace", "month"), True),)
 
 
 def month_of(now: _dt.datetime) -> str:

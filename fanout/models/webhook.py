@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 
-from .. import views
 from ..outbound.guard import UnsafeURL, check_url
 from ..problems import InvalidRequest, NotFound
 from ..times import isoformat
@@ -173,7 +172,8 @@ def disable_if_failing(rt, webhook_id: str, now: _dt.datetime) -> bool:
         fail_pending(webhook.id)
         disabled = Webhook.get_by_id(webhook.id)
         deliveries = record_event(rt, disabled.workspace_id, "webhook.disabled",
-                                  lambda event_id, at: views.registration_event(event_id, "webhook.disabled", disabled, at),
+                                  lambda event_id, at: rt.event_bodies.registration_event(
+                                      event_id, "webhook.disabled", disabled, at),
                                   now)
         send_after_commit(rt, deliveries)
     return True

@@ -1,22 +1,11 @@
-"""Workspaces: the tenant everything belongs to, and its plan."""
+"""Workspaces, the tenant everything belongs to: made, given a plan, and locked while a
+cap is checked (fanout/models/caps.py)."""
 from __future__ import annotations
 
-from peewee import CharField, DateTimeField
-
-from ..plans import DEFAULT_PLAN, PLANS, Plan
+from ..plans import DEFAULT_PLAN, PLANS
 from ..problems import InvalidRequest, NotFound
-from .db import BaseModel, Compiled, locked, write_transaction
-
-
-class Workspace(BaseModel):
-    id = CharField(primary_key=True, max_length=40)
-    name = CharField(max_length=200)
-    plan = CharField(max_length=20, default=DEFAULT_PLAN)
-    created_at = DateTimeField()
-
-    @property
-    def limits(self) -> Plan:
-        return PLANS[self.plan]
+from .db import Compiled, locked, write_transaction
+from .tables.workspace import Workspace
 
 
 def create_workspace(rt, name: str, plan: str = DEFAULT_PLAN) -> Workspace:

@@ -15,6 +15,9 @@ or a few platform calls) and answers:
   created, or an ambiguous one after which the next step must read back what exists; the
   engine bounds how many retries a target gets, and spaces them out, never past
   `deadline` when there is one (the end of a platform's window).
+The state is the adapter's alone: the engine keeps its count of retries beside it, on the
+target, so `Job.state` is exactly what the adapter saved or answered last
+(tests/test_engine_counts.py).
 A worker thread never sleeps between steps: a scheduled task or the sweeper runs the next.
 """
 from __future__ import annotations

@@ -23,8 +23,7 @@ import logging
 
 from peewee import PeeweeException
 
-from ..models import db
-from ..models.account import Account
+from ..models import Account, db
 from ..models.deliveries import due
 from ..models.lifecycle import (
     claim, due_checks, falling_due, park, published_in_workspace, published_last_24h, published_since,
@@ -118,6 +117,7 @@ def publish_target(rt, target_id: str) -> None:
     # No database connection is held while a platform is called: that can take a while.
     run = Run(rt, target, post.workspace_id)
     state = target.saved_state
+    crashed = None  # the type of the unexpected error the step ended in, if it did
     try:
         for _ in range(INLINE_STEPS):
             result = _step(rt, run, post, target, account, state, recent)
@@ -132,8 +132,8 @@ def publish_target(rt, target_id: str) -> None:
     except UnusableAnswer as e:
         result = _unusable(run, target, e)
     except Exception as e:
-        result = _unexpected(run, target, state, e)
-    _settle(rt, target, state, result)
+        result, crashed = _unexpected(run, target, state, e), type(e).__name__
+    _settle(rt, target, result, crashed)
 
 
 def _unusable(run: Run, target, error: UnusableAnswer) -> Done:
@@ -148,18 +148,18 @@ def _unexpected(run: Run, target, state, error: Exception) -> Retry:
     """A step raised what it does not expect (a bug in this server): a retry, bounded like
     any other (`_settle`), from what the step last saved, so a marker it left is reconciled,
     never skipped. Without it the target would stay processing, claimed and crashing again
-    after every lease. The traceback goes to the log the first time only; the target's
-    message names the error's type, never its text, which may hold anything. An answer that
-    breaks the platform's contract is not this: the adapter kit says so (`_unusable`)."""
+    after every lease. The traceback goes to the log the first time only (the type is kept
+    on the target, `crash_kind`, until the next progress); the target's message names the
+    error's type, never its text, which may hold anything. An answer that breaks the
+    platform's contract is not this: the adapter kit says so (`_unusable`)."""
     kind = type(error).__name__
-    if state.get("_crash") != kind:
+    if target.crash_kind != kind:
         log.error("target %s: unexpected %s in its %s step; retried at most %d times", target.id, kind,
                   run.platform.title, MAX_RETRIES, exc_info=error)
     latest = run.saved if run.saved is not None else state
     reason = (f"an unexpected error ({kind}) in this server's {run.platform.title} step; "
               f"its log has the details under target {target.id}")
-    return Retry(after=run.now() + _dt.timedelta(seconds=RETRY_BASE), state={**latest, "_crash": kind},
-                 reason=reason)
+    return Retry(after=run.now() + _dt.timedelta(seconds=RETRY_BASE), state=latest, reason=reason)
 
 
 def _step(rt, run: Run, post, target, account, state, recent) -> Result:
@@ -169,10 +169,12 @@ def _step(rt, run: Run, post, target, account, state, recent) -> Result:
         return failed(AUTH, "the account was disconnected; reconnect it")
     if account.status != "active":
         return failed(AUTH, f"the account is {account.status}; reconnect it")
-    # Only the first problem: its media is not fetched after a problem of its content.
+    # Only the first problem: its media is not fetched after a problem of its content. A
+    # step after one that saved a state or was retried was checked already (`started`).
     content = post.content_for(target.platform)
     problem = next(before_platform.problems(rt, account, content, sandbox=post.sandbox, publishing=True,
-                                            simulate_error=post.simulate_error, started=bool(state)), None)
+                                            simulate_error=post.simulate_error,
+                                            started=bool(state) or bool(target.retries)), None)
     if problem is not None:
         return Done(problem)
     if post.sandbox:
@@ -199,10 +201,15 @@ def _job(rt, post, target, account, state, recent) -> Job:
                   simulate_error=post.simulate_error, published_last_24h=recent)
 
 
-def _settle(rt, target, state, result: Result) -> None:
+def _settle(rt, target, result: Result, crashed: str | None = None) -> None:
+    """Resolve or park the target. A `Retry` is one more transient failure in a row, parked
+    with a backoff or, past MAX_RETRIES, the end (`crashed`: the unexpected error's type it
+    stands for); a `Wait` is progress, the count back at zero. The counts go to the
+    target's columns, the adapter's state as the adapter gave it."""
     now = rt.now()
+    retries, crash_kind = 0, None
     if isinstance(result, Retry):
-        retries = int(state.get("_retries", 0)) + 1
+        retries, crash_kind = target.retries + 1, crashed or target.crash_kind
         if retries > MAX_RETRIES:
             reason = f"gave up after {MAX_RETRIES} retries: {result.reason}"
             if result.settles is not None:  # published; only its first comment is given up
@@ -221,15 +228,11 @@ def _settle(rt, target, state, result: Result) -> None:
             if result.deadline is not None:
                 until = max(min(until, result.deadline), now)
             log.info("target %s: retry %d at %s (%s)", target.id, retries, until.isoformat(), result.reason)
-            result = Wait(until=until, state={**result.state, "_retries": retries},
-                          published_parts=result.published_parts)
-    elif isinstance(result, Wait):
-        # Progress: the count is of transient failures in a row.
-        result = dataclasses.replace(result, state={k: v for k, v in result.state.items()
-                                                    if k not in ("_retries", "_crash")})
+            result = Wait(until=until, state=result.state, published_parts=result.published_parts)
     if isinstance(result, Wait):
         with db.connection_context():
-            parked = park(target, dict(result.state), result.until, now, result.published_parts)
+            parked = park(target, dict(result.state), result.until, now, result.published_parts,
+                          retries=retries, crash_kind=crash_kind)
         if parked:
             rt.tasks.publish.schedule(args=(target.id,), eta=result.until.replace(tzinfo=UTC))
         return

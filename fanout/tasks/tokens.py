@@ -10,8 +10,7 @@ import datetime as _dt
 import logging
 from enum import Enum
 
-from ..models import db
-from ..models.account import Account
+from ..models import Account, db
 from ..models.tokens import claim_refresh, due_refreshes, expire_account, refresh_at, release_refresh, store_grant
 from ..platforms.base import AuthFailed
 from ..platforms.setup import live_setup

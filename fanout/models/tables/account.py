@@ -4,7 +4,7 @@ from __future__ import annotations
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..db import BaseModel
-from ..workspace import Workspace
+from .workspace import Workspace
 
 STATUSES = ("active", "expired", "revoked")
 

@@ -5,7 +5,7 @@ from peewee import CharField, DateTimeField, ForeignKeyField
 
 from ...security import apikeys
 from ..db import BaseModel
-from ..workspace import Workspace
+from .workspace import Workspace
 
 
 class ApiKey(BaseModel):

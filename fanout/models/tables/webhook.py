@@ -4,7 +4,7 @@ from __future__ import annotations
 from peewee import BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
 from ..db import BaseModel
-from ..workspace import Workspace
+from .workspace import Workspace
 
 # What a registration may subscribe to, in the order its `events` are shown
 # (openapi.yaml WebhookEvent). `webhook.test` is no subscription: only the test ping sends it.

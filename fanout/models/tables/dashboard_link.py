@@ -1,0 +1,16 @@
+"""The dashboard sign-in links table: single-use, kept as the hash of their token
+(operations: fanout/models/dashboard.py)."""
+from __future__ import annotations
+
+from peewee import CharField, DateTimeField, ForeignKeyField
+
+from ..db import BaseModel
+from .workspace import Workspace
+
+
+class DashboardLink(BaseModel):
+    token_hash = CharField(primary_key=True, max_length=64)
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    created_at = DateTimeField()
+    expires_at = DateTimeField(index=True)
+    used_at = DateTimeField(null=True)

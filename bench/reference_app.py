@@ -144,7 +144,8 @@ def post_body(post: tuple, targets: list) -> dict:
         "overrides": {},
         "targets": [{"id": t[0], "account_id": t[1], "platform": t[2], "status": t[3], "external_url": t[4],
                      "published_at": rfc3339(t[5]), "error_code": t[6], "error_message": t[7], "caption": None,
-                     "media": None, "first_comment_error": t[8], "published_parts": None} for t in targets],
+                     "media": None, "first_comment_error": t[8], "published_parts": None, "warnings": []}
+                    for t in targets],
         "created_at": rfc3339(post[5]), "scheduled_at": None,
     }
 

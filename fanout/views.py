@@ -41,6 +41,7 @@ def target_view(target, post) -> dict:
         "media": [dict(m) for m in content.media] if content and content.own_media else None,
         "first_comment_error": target.first_comment_error,
         "published_parts": published_parts(target, content),
+        "warnings": target.warning_list,
     }
 
 
@@ -184,6 +185,8 @@ def target_event(event_id: str, kind: str, target, now: _dt.datetime) -> dict:
         detail["external_url"] = target.external_url
         if target.first_comment_error is not None:
             detail["first_comment_error"] = target.first_comment_error
+        if target.warning_list:
+            detail["warnings"] = target.warning_list
     else:
         detail.update(error_code=target.error_code, error_message=target.error_message)
     parts = published_parts(target, target.post.content_for(target.platform))

@@ -45,7 +45,7 @@ def test_upload_answers_201_with_a_pending_post(client, auth, x_account):
     assert target == {
         "id": target["id"], "account_id": x_account["id"], "platform": "x", "status": "pending",
         "external_url": None, "published_at": None, "error_code": None, "error_message": None,
-        "caption": None, "media": None, "first_comment_error": None, "published_parts": None,
+        "caption": None, "media": None, "first_comment_error": None, "published_parts": None, "warnings": [],
     }
 
 

@@ -118,6 +118,7 @@ def resolve(rt, target: Target, outcome: Outcome, *, from_status: str = "process
         error_code=outcome.error_code,
         error_message=outcome.error_message,
         first_comment_error=outcome.first_comment_error if outcome.published else None,
+        warnings=json.dumps(list(outcome.warnings)) if outcome.published and outcome.warnings else None,
         lease_expires_at=None,
         next_check_at=None,
         updated_at=now,

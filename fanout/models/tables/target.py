@@ -24,6 +24,9 @@ class Target(BaseModel):
     error_message = TextField(null=True)
     # Why the first comment was not posted, on a published target (openapi.yaml, `Target`).
     first_comment_error = TextField(null=True)
+    # What the platform did differently from what was asked, on a published target (JSON
+    # list of words; openapi.yaml `Target.warnings`); null for none.
+    warnings = TextField(null=True)
     # A thread's parts that are out, as the last step said (JSON, fanout/platforms/base.py
     # `PublishedParts`); null before any step said, and on a target without a thread.
     published_parts = TextField(null=True)
@@ -60,6 +63,10 @@ class Target(BaseModel):
     @property
     def saved_state(self) -> dict:
         return json.loads(self.state) if self.state else {}
+
+    @property
+    def warning_list(self) -> list[str]:
+        return json.loads(self.warnings) if self.warnings else []
 
     @property
     def parts_out(self) -> list:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -30,9 +31,12 @@ from .models.connect_session import (
     SIGN_IN_TRIES, SessionUnusable, begin_oauth, claim_choice, claim_oauth_state, claim_sign_in, consume_session,
     offer_choices, open_choices, open_session, retry_session, start_session, use_session,
 )
+from .models.instance_apps import app_on, forget_app, keep_app
 from .models.sandbox_account import connect_sandbox_account
 from .models.tokens import refresh_at
-from .platforms.base import CREDENTIALS, AccountNotEligible, AuthFailed, Choices, Field, Grant, connect_style
+from .platforms.base import (
+    CREDENTIALS, SERVER, AccountNotEligible, AuthFailed, Choices, ClientRefused, Field, Grant, connect_style,
+)
 from .platforms.setup import live_setup
 from .platforms.http import PlatformUnreachable
 from .problems import InvalidRequest, PlanLimitExceeded, PlatformNotConfigured
@@ -87,16 +91,18 @@ class Refused:
 
 @dataclass(frozen=True)
 class Form:
-    """Show the credentials form of a live session: at first, or again after a refusal
-    (`error`), with the identifier typed so far and never the password."""
+    """Show the form of a live session: the credentials form (`kind` "credentials") at
+    first, or again after a refusal (`error`), with the identifier typed so far and never
+    the password; or the form that asks for the server (`kind` "server", its one field)."""
 
     platform: str
     title: str  # the platform's name
     token: str  # the session's, posted back with the form
-    fields: tuple[Field, Field]
+    fields: tuple[Field, ...]
     identifier: str = ""
     error: str | None = None
     status: int = 200
+    kind: str = "credentials"
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,8 @@ class Pick:
 
 # What the form takes at most: an identifier is a handle, a DID or an email address.
 MAX_IDENTIFIER, MAX_PASSWORD = 256, 1024
+# A host name as DNS spells it (RFC 1123 labels).
+HOST = re.compile(r"(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
 def redirect_uri(settings, platform: str) -> str:
@@ -164,6 +172,8 @@ def open_link(rt, token: str, platform: str) -> Redirect | Refused:
             setup = live_setup(rt, platform)
             if not session.sandbox and setup is not None and connect_style(setup[0]) == CREDENTIALS:
                 return form(rt, platform, token, setup[0])
+            if not session.sandbox and setup is not None and connect_style(setup[0]) == SERVER:
+                return server_form(rt, platform, token, setup[0])
             session = consume_session(rt, token, platform)
         except SessionUnusable as e:
             return Refused(e.reason)
@@ -218,9 +228,22 @@ def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused | 
         return fail("platform_error")
     adapter, app = setup
     verifier = rt.keyring.decrypt(session.oauth_verifier) if session.oauth_verifier else None
+    on_server = {}
+    if connect_style(adapter) == SERVER:
+        with db.connection_context():
+            app = app_on(rt, platform, session.server or "")
+        if app is None:  # the app was forgotten during the flow: the user starts again
+            return fail("platform_error")
+        on_server = {"server": session.server}
     try:
         grant = adapter.exchange(rt.platform_http, app, code, redirect_uri(rt.settings, platform), verifier,
-                                 now=rt.now(), settings=rt.settings)
+                                 now=rt.now(), settings=rt.settings, **on_server)
+    except ClientRefused as e:
+        log.warning("connecting %s for workspace %s: the app was refused: %s", platform, session.workspace_id, e)
+        if on_server:  # the server swept this app: the next connect registers a new one
+            with db.connection_context():
+                forget_app(platform, session.server)
+        return fail("platform_error")
     except AccountNotEligible as e:
         log.info("connecting %s for workspace %s refused: %s", platform, session.workspace_id, e.reason)
         return fail("account_not_eligible")
@@ -313,6 +336,84 @@ def connected(rt, session, adapter, grant: Grant) -> Redirect:
 def form(rt, platform: str, token: str, adapter, identifier: str = "", error: str | None = None,
          status: int = 200) -> Form:
     return Form(platform, rt.platforms[platform].title, token, tuple(adapter.fields), identifier, error, status)
+
+
+def take_form(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | Form | Pick:
+    """`POST /connect/{platform}`: the picker's (it posts `pick`), the server form of a
+    server-style platform, or the credentials form."""
+    if "pick" in posted:
+        return pick(rt, platform, posted)
+    setup = live_setup(rt, platform)
+    if setup is not None and connect_style(setup[0]) == SERVER:
+        return choose_server(rt, platform, posted)
+    return sign_in(rt, platform, posted)
+
+
+def server_form(rt, platform: str, token: str, adapter, typed: str = "", error: str | None = None,
+                status: int = 200) -> Form:
+    field_ = getattr(adapter, "server_field", None) or Field("server", "server")
+    return Form(platform, rt.platforms[platform].title, token, (field_,), typed, error, status, kind="server")
+
+
+def server_named(rt, typed: str) -> str | None:
+    """The host name the user typed (`mastodon.social`, or with https:// and a slash), lower
+    case, when it is one this server may call: a listed host (FANOUT_PLATFORM_HOSTS), or a
+    DNS name all of whose addresses are public, as every outbound host must be; else None."""
+    host = typed.strip().lower().removeprefix("https://").rstrip("/")
+    if not HOST.fullmatch(host) or "." not in host:
+        return None
+    if host in rt.settings.platform_hosts:
+        return host
+    try:
+        guard.public_addresses(host, rt.resolve)
+    except guard.UnsafeURL:
+        return None
+    return host
+
+
+def choose_server(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | Form:
+    """`POST /connect/{platform}` from the server form: the server checked, this server's app
+    there (registered once, kept), then the platform's consent page on it. The session token
+    is the form's only authority, as a credentials form's is; it is used up here."""
+    token = posted.get("session", "")
+    setup = live_setup(rt, platform)
+    if not token or len(token) > 200 or setup is None or connect_style(setup[0]) != SERVER:
+        return Refused("unknown")
+    adapter = setup[0]
+    typed = posted.get(getattr(adapter, "server_field", Field("server", "server")).name, "")
+    with db.connection_context():
+        try:
+            session = open_session(rt, token, platform)
+        except SessionUnusable as e:
+            return Refused(e.reason)
+    if session.sandbox:
+        return Refused("unknown")
+    server = server_named(rt, typed[:MAX_IDENTIFIER])
+    if server is None:
+        return server_form(rt, platform, token, adapter, typed[:MAX_IDENTIFIER],
+                           "Enter the address of a server on the internet, such as mastodon.social.", 400)
+    back = redirect_uri(rt.settings, platform)
+    with db.connection_context():
+        app = app_on(rt, platform, server)
+    if app is None:
+        try:
+            app = adapter.register(rt.platform_http, server, back, settings=rt.settings)
+        except (AuthFailed, PlatformUnreachable) as e:
+            log.info("registering an app on %s server %s failed: %s", platform, server,
+                     getattr(e, "reason", None) or getattr(e, "message", None))
+            return server_form(rt, platform, token, adapter, typed, f"{server} did not let Fanout register there.", 502)
+        with db.connection_context():
+            app = keep_app(rt, platform, server, app)
+    with db.connection_context():
+        try:
+            session = consume_session(rt, token, platform)
+        except SessionUnusable as e:
+            return Refused(e.reason)
+        state = random_base62(STATE_LENGTH, rt.randbytes)
+        authorization = adapter.authorize(app, back, state, randbytes=rt.randbytes, server=server)
+        verifier = rt.keyring.encrypt(authorization.verifier) if authorization.verifier else None
+        begin_oauth(session, state, verifier, server)
+    return Redirect(rt.platform_http.url(authorization.url))
 
 
 def sign_in(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | Form:

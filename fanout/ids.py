@@ -8,7 +8,7 @@ from typing import Callable
 from .times import to_epoch_ms
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-PREFIXES = ("ws", "key", "acc", "post", "tgt", "wh", "evt", "dlv", "cs", "req", "wkr")
+PREFIXES = ("ws", "key", "acc", "post", "tgt", "wh", "evt", "dlv", "cs", "req", "wkr", "app")
 
 
 def new_id(prefix: str, now: _dt.datetime, randbytes: Callable[[int], bytes] = os.urandom) -> str:

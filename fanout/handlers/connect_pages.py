@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import runtime
-from ..connect_flow import OUTCOMES, Form, Pick, Redirect, Refused, finish, open_link, pick, remedy, sign_in
+from ..connect_flow import OUTCOMES, Form, Pick, Redirect, Refused, finish, open_link, remedy, take_form
 from ..pages.render import render
 
 # The session token is in the URL: keep it out of Referer headers, caches and frames.
@@ -61,10 +61,18 @@ def page(status: int, title: str, text: str, link: tuple[str, str] | None = None
 
 
 def form_page(form: Form) -> HTMLResponse:
-    """A credentials platform's sign-in form, posted to this page with the session token.
+    """A live session's form, posted to this page with the session token: a credentials
+    platform's sign-in, or a server-style platform's question of the server.
     The identifier typed is shown again after a refusal; the password never is. No CSP
     `form-action`: browsers apply it to the redirect after the post too, which goes on to
     the client's `redirect_url` (tests/test_credentials_connect.py)."""
+    if form.kind == "server":
+        [server] = form.fields
+        body = render("connect_form.html", title=f"Connect your {form.title} account",
+                      text=(f"Which {form.title} server is your account on? Fanout sends you there to sign in and "
+                            f"grant access; it never sees your password."),
+                      link=None, form=form, inputs=[(server, form.identifier, "text", "url")])
+        return HTMLResponse(body, status_code=form.status, headers=PAGE_HEADERS)
     identifier, password = form.fields
     body = render("connect_form.html", title=f"Connect your {form.title} account",
                   text=(f"Sign in with an app password made for Fanout, not your account's main password. "
@@ -139,8 +147,7 @@ async def sign_in_form(request: Request) -> Response:
     except (UnicodeDecodeError, ValueError):
         return page(400, "This sign-in cannot be read", "Send it from the connect page's form.")
     posted = {name: values[0] for name, values in fields.items()}
-    flow = pick if "pick" in posted else sign_in
-    return answer(await run_in_threadpool(flow, runtime.current(), platform, posted))
+    return answer(await run_in_threadpool(take_form, runtime.current(), platform, posted))
 
 
 async def callback(request: Request) -> Response:

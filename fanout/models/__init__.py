@@ -11,6 +11,7 @@ from .tables.delivery import Delivery
 from .tables.delivery_attempt import DeliveryAttempt
 from .tables.event import Event
 from .tables.idempotency_record import IdempotencyRecord
+from .tables.instance_app import InstanceApp
 from .tables.monthly_usage import MonthlyUsage
 from .tables.post import Post
 from .tables.post_platform import PostPlatform
@@ -21,10 +22,10 @@ from .tables.workspace import Workspace
 
 MODELS = [
     Workspace, ApiKey, Account, ConnectSession, Webhook, Post, Target, PostPlatform, MonthlyUsage, IdempotencyRecord,
-    Event, Delivery, DeliveryAttempt, WorkerHeartbeat, DashboardLink, DashboardSession,
+    Event, Delivery, DeliveryAttempt, WorkerHeartbeat, DashboardLink, DashboardSession, InstanceApp,
 ]
 
 __all__ = [
-    "Account", "ApiKey", "BaseModel", "ConnectSession", "DashboardLink", "DashboardSession", "Delivery", "DeliveryAttempt", "Event", "IdempotencyRecord", "MODELS", "MonthlyUsage",
+    "Account", "ApiKey", "BaseModel", "ConnectSession", "DashboardLink", "DashboardSession", "Delivery", "DeliveryAttempt", "Event", "IdempotencyRecord", "InstanceApp", "MODELS", "MonthlyUsage",
     "Post", "PostPlatform", "Target", "Webhook", "WorkerHeartbeat", "Workspace", "bind", "db", "locked", "open_database", "write_transaction",
 ]

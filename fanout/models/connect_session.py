@@ -138,11 +138,12 @@ def use_session(rt, session: ConnectSession) -> bool:
         ).execute())
 
 
-def begin_oauth(session: ConnectSession, state: str, verifier: str | None) -> None:
+def begin_oauth(session: ConnectSession, state: str, verifier: str | None, server: str | None = None) -> None:
     """Bind the OAuth `state` sent to the platform to this session (only its hash is kept),
-    with the encrypted PKCE verifier if the platform uses one."""
+    with the encrypted PKCE verifier if the platform uses one, and the server the user named
+    in a server-style flow."""
     with write_transaction():
-        ConnectSession.update(oauth_state_hash=_hash(state), oauth_verifier=verifier).where(
+        ConnectSession.update(oauth_state_hash=_hash(state), oauth_verifier=verifier, server=server).where(
             ConnectSession.id == session.id
         ).execute()
 

@@ -267,6 +267,7 @@ Clock = Callable[[], _dt.datetime]
 
 OAUTH = "oauth"
 CREDENTIALS = "credentials"
+SERVER = "server"  # the user names a server (a Mastodon instance), then OAuth on it
 
 
 @dataclass(frozen=True)

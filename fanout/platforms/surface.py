@@ -2,7 +2,7 @@
 that holds every registered adapter to it (contracts/test_platform_registry.py).
 
 An adapter is a module (fanout/platforms/threads/adapter.py is the shape). Every one has
-`HOSTS` (the real hosts it calls), `publish`, `refresh` and `refresh_due`. By its
+`HOSTS` (the real hosts it calls; a server-style one may have none), `publish`, `refresh` and `refresh_due`. By its
 `CONNECT_STYLE` (docs/architecture.md#connect-styles) it also has:
 
 - OAUTH, the default: `authorize` (the consent page's URL, a PKCE verifier made from
@@ -10,6 +10,10 @@ An adapter is a module (fanout/platforms/threads/adapter.py is the shape). Every
   counted from `now`, the engine's clock; or `Choices`, several accounts the consent
   granted, one to pick on the connect page); `DENIED` optionally, the platform's own
   `error` values for a user's "no" besides OAuth's `access_denied`.
+- SERVER: the user names a server on Fanout's connect page (`server_field`, optional, its
+  label and hint); `register` makes this server's app there (once per server: the app is
+  kept, fanout/models/instance_apps.py), then `authorize` and `exchange` as OAUTH's, on
+  that server (`server`, its host name). The account's `user_id` names the server too.
 - CREDENTIALS: `fields`, the form's two inputs (the identifier, then the secret), and
   `sign_in`, which exchanges them for a `Grant` at once; the password goes no further than
   that one call. It raises SignInRefused for a wrong identifier or password,
@@ -28,7 +32,7 @@ import inspect
 from dataclasses import dataclass
 from types import ModuleType
 
-from .base import CREDENTIALS, OAUTH, Field, connect_style
+from .base import CREDENTIALS, OAUTH, SERVER, Field, connect_style
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,11 @@ BY_STYLE = {
         Hook("exchange", ("http", "app", "code", "redirect_uri", "verifier", "now", "settings")),
     ),
     CREDENTIALS: (Hook("sign_in", ("http", "identifier", "password", "now", "settings")),),
+    SERVER: (
+        Hook("register", ("http", "server", "redirect_uri", "settings")),
+        Hook("authorize", ("app", "redirect_uri", "state", "randbytes", "server")),
+        Hook("exchange", ("http", "app", "code", "redirect_uri", "verifier", "now", "settings", "server")),
+    ),
 }
 OPTIONAL = (Hook("foresee", ("step", "job")),)
 
@@ -69,7 +78,8 @@ def problems(adapter: ModuleType) -> list[str]:
         if function is not None:
             found.append(_parameters_problem(hook, function))
     hosts = getattr(adapter, "HOSTS", None)
-    if not (isinstance(hosts, tuple) and hosts and all(isinstance(h, str) and h for h in hosts)):
+    # A server-style platform's hosts are the servers its users name: it may list none.
+    if not (isinstance(hosts, tuple) and (hosts or style == SERVER) and all(isinstance(h, str) and h for h in hosts)):
         found.append("HOSTS is not a tuple of host names")
     if not isinstance(getattr(adapter, "UPLOADS_MEDIA", False), bool):
         found.append("UPLOADS_MEDIA is not True or False")
@@ -81,6 +91,8 @@ def problems(adapter: ModuleType) -> list[str]:
         found.append("NOT_ELIGIBLE is not words for the user")
     if style == CREDENTIALS:
         found.append(_fields_problem(getattr(adapter, "fields", None)))
+    if style == SERVER and not isinstance(getattr(adapter, "server_field", Field("server", "server")), Field):
+        found.append("server_field is not a Field")
     return [problem for problem in found if problem]
 
 

@@ -23,6 +23,8 @@ class ConnectSession(BaseModel):
     # session by it) and the encrypted PKCE verifier, for platforms that use one.
     oauth_state_hash = CharField(max_length=64, null=True, unique=True)
     oauth_verifier = TextField(null=True)
+    # A server-style flow: the server the user named (a Mastodon instance's host name).
+    server = CharField(max_length=253, null=True)
     # Credentials flows: the sign-ins tried through this session's form (SIGN_IN_TRIES at most:
     # fanout/models/connect_session.py).
     sign_in_attempts = IntegerField(default=0)

@@ -25,7 +25,7 @@ def published_with(adapter, rt, target_id, outcome: Outcome):  # noqa: F811 (the
     with db.connection_context():
         target = row(target_id)
         view = views.target_view(target, Post.get_by_id(target.post_id))
-        [event] = [json.loads(e.body) for e in Event.select()]
+        [event] = [json.loads(e.body) for e in Event.select() if json.loads(e.body)["event"].startswith("post.")]
     return target, view, event
 
 

@@ -203,14 +203,10 @@ def denials(adapter) -> tuple[str, ...]:
 
 def finish(rt, platform: str, query: Mapping[str, str]) -> Redirect | Refused | Pick:
     """`GET /connect/{platform}/callback?code=&state=` (or `error=`): the platform's answer."""
-    state = query.get("state", "")
-    if not state or len(state) > 200:
-        return Refused("bad_state")
-    with db.connection_context():
-        try:
-            session = claim_oauth_state(rt, state, platform)
-        except SessionUnusable as e:
-            return Refused("late_state" if e.reason == "expired" else "bad_state")
+    session = _opened(claim_oauth_state, rt, query.get("state", ""), platform,
+                      said=lambda reason: "late_state" if reason == "expired" else "bad_state")
+    if isinstance(session, Refused):
+        return session
     back = session.redirect_url or f"{rt.settings.connect_url}/connect/done"
 
     def fail(code: str) -> Redirect:
@@ -276,13 +272,9 @@ def pick(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | P
     """`POST /connect/{platform}` from the picker: the account chosen is connected, once.
     Its token is the form's only authority, as a credentials form's is."""
     token = posted.get("pick", "")
-    if not token or len(token) > 200:
-        return Refused("unknown")
-    with db.connection_context():
-        try:
-            session = open_choices(rt, token, platform)
-        except SessionUnusable as e:
-            return Refused(e.reason)
+    session = _opened(open_choices, rt, token, platform)
+    if isinstance(session, Refused):
+        return session
     choices = _choices(json.loads(rt.keyring.decrypt(session.choices)))
     chosen = next((g for g in choices.grants if g.user_id == posted.get(choices.field)), None)
     if chosen is None:
@@ -291,6 +283,18 @@ def pick(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | P
         if not claim_choice(rt, session):  # another post of the form connected first
             return Refused("used")
     return connected(rt, session, rt.platforms[platform].adapter, chosen)
+
+
+def _opened(opener, rt, token: str, platform: str, *, said=lambda reason: reason):
+    """The session `opener` finds for a token a page posted or a platform sent back, or the
+    page's refusal (`said` words SessionUnusable's reason)."""
+    if not token or len(token) > 200:
+        return Refused(said("unknown"))
+    with db.connection_context():
+        try:
+            return opener(rt, token, platform)
+        except SessionUnusable as e:
+            return Refused(said(e.reason))
 
 
 def _pick(rt, platform: str, token: str, choices: Choices, error: str | None = None, status: int = 200) -> Pick:

@@ -14,9 +14,8 @@ from fanout.models import MODELS, Account, db
 from fanout import connect_flow
 from fanout.platforms import REGISTRY, Platform
 from fanout.platforms.base import App, Authorization, Choices, Grant
-from fanout.platforms.rules import Needs, PlatformRules
-from fanout.media import MediaLimits
 
+from .made_up import ConnectOnly, text_rules
 from .threads_world import query_of, serve_app
 
 # The Pages each code grants: (id, name, token).
@@ -27,10 +26,8 @@ PAGES = {
 }
 
 
-class TestPagesAdapter:
+class TestPagesAdapter(ConnectOnly):
     """An OAuth platform whose consent grants Pages (a Facebook user's, in shape)."""
-
-    __test__ = False
 
     def authorize(self, app, redirect_uri, state, *, randbytes=None) -> Authorization:
         return Authorization(f"https://pages.invalid/authorize?{urlencode({'state': state})}")
@@ -39,23 +36,9 @@ class TestPagesAdapter:
         return Choices("page_id", "Page", tuple(Grant(access_token=token, user_id=page_id, username=name)
                                                 for page_id, name, token in PAGES[code]))
 
-    def refresh(self, http, app, access_token, refresh_token=None, *, now) -> Grant:
-        return Grant(access_token=access_token)
 
-    def refresh_due(self, expires_at):
-        return expires_at
-
-    def publish(self, step, job):
-        raise AssertionError("nothing is published here")
-
-
-RULES = PlatformRules(
-    platform="testpages", caption_limit=100, caption_length=len, caption_unit="", needs=Needs.TEXT_OR_MEDIA,
-    image_extensions=frozenset(), video_extensions=frozenset(), max_items=0, max_images=0, max_videos=0, mixed=False,
-    media_limits=MediaLimits(platform="testpages", image_formats=frozenset(), video_formats=frozenset(),
-                             image_max_bytes=0, video_max_bytes=0),
-)
-TESTPAGES = Platform("testpages", "TestPages", RULES, adapter=TestPagesAdapter(), hosts=("pages.invalid",))
+TESTPAGES = Platform("testpages", "TestPages", text_rules("testpages"), adapter=TestPagesAdapter(),
+                     hosts=("pages.invalid",))
 
 
 @pytest.fixture

@@ -11,21 +11,18 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 
 from fanout import connect_flow
-from fanout.media import MediaLimits
 from fanout.models import Account, InstanceApp, db
 from fanout.platforms import REGISTRY, Platform
 from fanout.platforms.base import SERVER, App, Authorization, ClientRefused, Field, Grant
-from fanout.platforms.rules import Needs, PlatformRules
 from fanout.platforms.surface import problems
 
 from .conftest import PUBLIC_IP
+from .made_up import ConnectOnly, text_rules
 from .threads_world import query_of, serve_app
 
 
-class TestDonAdapter:
+class TestDonAdapter(ConnectOnly):
     """Mastodon in shape: an app registered on each server, OAuth there, `id@server` users."""
-
-    __test__ = False
     CONNECT_STYLE = SERVER
     server_field = Field("server", "your server", hint="Such as social.example.")
     HOSTS: tuple = ()
@@ -49,23 +46,6 @@ class TestDonAdapter:
         self.exchanged.append((server, app.client_secret))
         return Grant(access_token=f"token-{code}", user_id=f"{code}@{server}", username=f"user{code}@{server}")
 
-    def refresh(self, http, app, access_token, refresh_token=None, *, now) -> Grant:
-        return Grant(access_token=access_token)
-
-    def refresh_due(self, expires_at):
-        return expires_at
-
-    def publish(self, step, job):
-        raise AssertionError("nothing is published here")
-
-
-RULES = PlatformRules(
-    platform="testdon", caption_limit=500, caption_length=len, caption_unit="", needs=Needs.TEXT_OR_MEDIA,
-    image_extensions=frozenset(), video_extensions=frozenset(), max_items=0, max_images=0, max_videos=0, mixed=False,
-    media_limits=MediaLimits(platform="testdon", image_formats=frozenset(), video_formats=frozenset(),
-                             image_max_bytes=0, video_max_bytes=0),
-)
-
 
 @pytest.fixture
 def adapter() -> TestDonAdapter:
@@ -74,7 +54,7 @@ def adapter() -> TestDonAdapter:
 
 @pytest.fixture
 def platforms(adapter) -> dict:
-    return {**REGISTRY, "testdon": Platform("testdon", "TestDon", RULES, adapter=adapter, hosts=())}
+    return {**REGISTRY, "testdon": Platform("testdon", "TestDon", text_rules("testdon"), adapter=adapter, hosts=())}
 
 
 @pytest.fixture

@@ -12,15 +12,15 @@ import json
 
 import pytest
 
-from fanout.media import MediaLimits
 from fanout.models import Target, db
 from fanout.models.account import connect_account
 from fanout.models.schema import migrate, runner
 from fanout.models.upload import Draft, create_post
 from fanout.platforms import REGISTRY, Platform
 from fanout.platforms.base import CREDENTIALS, Retry, Wait, published
-from fanout.platforms.rules import Needs, PlatformRules
 from fanout.tasks import publishing
+
+from .made_up import text_rules
 
 ENGINE_KEYS = ("_retries", "_crash")
 
@@ -41,12 +41,7 @@ class Scripted:
         return self.script.pop(0)(step, job)
 
 
-RULES = PlatformRules(
-    platform="scripted", caption_limit=300, caption_length=len, caption_unit="", needs=Needs.TEXT_OR_MEDIA,
-    image_extensions=frozenset(), video_extensions=frozenset(), max_items=0, max_images=0, max_videos=0, mixed=False,
-    media_limits=MediaLimits(platform="scripted", image_formats=frozenset(), video_formats=frozenset(),
-                             image_max_bytes=0, video_max_bytes=0),
-)
+RULES = text_rules("scripted")
 
 
 @pytest.fixture

@@ -285,6 +285,19 @@ def pick(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused | P
     return connected(rt, session, rt.platforms[platform].adapter, chosen)
 
 
+def _posted_session(rt, platform: str, posted: Mapping[str, str], style: str):
+    """(adapter, session, token) of the live session a form of `style` posted its token for,
+    or the page's refusal (no form of that style was shown for it)."""
+    setup = live_setup(rt, platform)
+    if setup is None or connect_style(setup[0]) != style:
+        return Refused("unknown")
+    token = posted.get("session", "")
+    session = _opened(open_session, rt, token, platform)
+    if isinstance(session, Refused):
+        return session
+    return (setup[0], session, token) if not session.sandbox else Refused("unknown")
+
+
 def _opened(opener, rt, token: str, platform: str, *, said=lambda reason: reason):
     """The session `opener` finds for a token a page posted or a platform sent back, or the
     page's refusal (`said` words SessionUnusable's reason)."""
@@ -379,19 +392,11 @@ def choose_server(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Re
     """`POST /connect/{platform}` from the server form: the server checked, this server's app
     there (registered once, kept), then the platform's consent page on it. The session token
     is the form's only authority, as a credentials form's is; it is used up here."""
-    token = posted.get("session", "")
-    setup = live_setup(rt, platform)
-    if not token or len(token) > 200 or setup is None or connect_style(setup[0]) != SERVER:
-        return Refused("unknown")
-    adapter = setup[0]
+    opened = _posted_session(rt, platform, posted, SERVER)
+    if isinstance(opened, Refused):
+        return opened
+    adapter, session, token = opened
     typed = posted.get(getattr(adapter, "server_field", Field("server", "server")).name, "")
-    with db.connection_context():
-        try:
-            session = open_session(rt, token, platform)
-        except SessionUnusable as e:
-            return Refused(e.reason)
-    if session.sandbox:
-        return Refused("unknown")
     server = server_named(rt, typed[:MAX_IDENTIFIER])
     if server is None:
         return server_form(rt, platform, token, adapter, typed[:MAX_IDENTIFIER],
@@ -425,20 +430,12 @@ def sign_in(rt, platform: str, posted: Mapping[str, str]) -> Redirect | Refused 
     only authority (single-use, 30 minutes, SIGN_IN_TRIES sign-ins), so no cookie is needed
     against cross-site posts: a page elsewhere cannot know a token. The password is handed to
     the adapter's one call and dropped: never logged, stored or shown."""
-    token = posted.get("session", "")
-    setup = live_setup(rt, platform)
-    if not token or len(token) > 200 or setup is None or connect_style(setup[0]) != CREDENTIALS:
-        return Refused("unknown")  # no form was shown for this: a session of another style
-    adapter = setup[0]
+    opened = _posted_session(rt, platform, posted, CREDENTIALS)
+    if isinstance(opened, Refused):
+        return opened
+    adapter, session, token = opened
     identifier_field, password_field = adapter.fields
     identifier, password = posted.get(identifier_field.name, "").strip(), posted.get(password_field.name, "")
-    with db.connection_context():
-        try:
-            session = open_session(rt, token, platform)
-        except SessionUnusable as e:
-            return Refused(e.reason)
-    if session.sandbox:
-        return Refused("unknown")
     if not identifier or not password:
         return form(rt, platform, token, adapter, identifier[:MAX_IDENTIFIER],
                     f"Enter your {identifier_field.label} and your {password_field.label}.", 400)

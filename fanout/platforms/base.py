@@ -37,13 +37,16 @@ class Outcome:
     """What publishing a target came to: an external URL, or an error code and message.
     A published target whose first comment could not be posted says why in
     `first_comment_error` (it stays published: the post is out). A thread's target says
-    which of its parts are out in `published_parts` (None: not a thread, or not said)."""
+    which of its parts are out in `published_parts` (None: not a thread, or not said).
+    `warnings` say what a published target came to besides its URL (a video the platform
+    made private), for openapi.yaml `Target.warnings`."""
 
     external_url: str | None = None
     error_code: str | None = None
     error_message: str | None = None
     first_comment_error: str | None = None
     published_parts: PublishedParts | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def published(self) -> bool:

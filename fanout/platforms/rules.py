@@ -95,6 +95,11 @@ class PlatformRules:
     # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
     # (target error code, message), or None: each package's rules.py (fanout/content.py).
     options_problem: Callable[..., tuple[str, str] | None] | None = None
+    # What this platform refuses outright in a content the request shows, though no cap
+    # or media rule names it (YouTube's description refuses `<` and `>`, and a video needs
+    # a title), as `request_problem(caption, options)` -> a message, or None: 400
+    # `validation_error` at upload, on an edit and in a preflight (fanout/content.py).
+    request_problem: Callable[..., str | None] | None = None
     alt_text: AltText | None = None  # None: the platform takes no alt text
 
     def alt_text_of(self, item) -> str | None:

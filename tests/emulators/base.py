@@ -194,6 +194,12 @@ class EmulatorServer:
     def _reset_state(self) -> None:
         """Subclasses put their platform state back as constructed."""
 
+    def read_body(self, method: str, target: str, headers, rfile) -> bytes | None:
+        """A request's body as a subclass reads it itself from `rfile` (an upload it stalls,
+        or cuts off part way), or None for the server to read it whole. Raising
+        ConnectionError closes the connection without an answer."""
+        return None
+
     # --- serving ------------------------------------------------------------------------------
 
     def _take_rule(self, method: str, path: str) -> Rule | None:
@@ -328,6 +334,9 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _serve
 
     def _read_body(self) -> bytes:
+        own = self.server.emulator.read_body(self.command, self.path, self.headers, self.rfile)
+        if own is not None:
+            return own
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             chunks = []
             while True:

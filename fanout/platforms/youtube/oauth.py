@@ -72,12 +72,7 @@ def refresh(http, app: App, access_token: str, refresh_token: str | None = None,
     """A new access token from the refresh token, which stays the same (Google sends no new
     one). AuthFailed on `invalid_grant`: the token was revoked, unused for six months, or
     an app in testing's week is over; the account expires."""
-    if not refresh_token:
-        raise AuthFailed(f"Google gave no refresh token for this {TITLE} account: connect it again")
-    answer = TOKEN.request(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
-                           "the token refresh", refresh_token, access_token)
-    return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
-                 expires_at=expiry(now, answer))
+    return TOKEN.refresh(http, app, access_token, refresh_token, now)
 
 
 def refresh_due(expires_at: _dt.datetime) -> _dt.datetime:

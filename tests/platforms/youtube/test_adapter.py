@@ -155,6 +155,8 @@ def test_the_refresh_gives_a_new_access_token_and_keeps_the_refresh_token(http, 
     grant = youtube.refresh(http, app, access, refresh_token, now=clocks.ours.now)
     assert grant.access_token != access and grant.refresh_token is None  # the stored one is kept
     assert grant.expires_at == clocks.ours.now + dt.timedelta(seconds=3599)
+    with pytest.raises(AuthFailed):
+        youtube.refresh(http, app, access, None, now=clocks.ours.now)  # no refresh token stored: connect again
 
 
 def test_a_revoked_refresh_token_is_invalid_grant_auth_failed(http, app, clocks, emulator):

@@ -170,6 +170,15 @@ class EmulatorServer:
     def advance(self, seconds: float) -> dt.datetime:
         return self.clock.advance(seconds)
 
+    def configure(self, **settings) -> dict:
+        """Change any of the constructor's settings, from now; they stay through `reset`.
+        An emulator offers it as a control where its settings may change."""
+        for name, value in settings.items():
+            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
+                raise KeyError(f"no setting {name}")
+            setattr(self, name, value)
+        return settings
+
     def set_clock(self, now: dt.datetime | str) -> dt.datetime:
         return self.clock.set(now)
 

@@ -135,14 +135,6 @@ class YouTubeEmulator(GoogleOAuth, YouTubeUploads, YouTubeData, Quota, EmulatorS
                 self._consenting = user.sub
             return user
 
-    def configure(self, **settings) -> dict:
-        """Change any of the constructor's settings (audited, quota_model, daily_uploads...) from now."""
-        for name, value in settings.items():
-            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
-                raise KeyError(f"no setting {name}")
-            setattr(self, name, value)
-        return settings
-
     def fail_google(self, method: str | None, path: str, status: int, reason: str, message: str | None = None, *,
                     domain: str = "youtube.api", times: int | None = 1):
         """The next matching calls answer that Data API error, without effect."""

@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Iterable
 from urllib.parse import unquote
 
-from ..consent import Consent, error_page, revoke_where, with_query
+from ..consent import Consent, UserTokens, error_page, revoke_where, with_query
 from ..wire import Request, Response
 from .state import Code, GoogleError, GoogleUser, Token, oauth_error
 
@@ -35,7 +35,7 @@ TAKES = {"upload": (UPLOAD, MANAGE, FORCE_SSL, PARTNER), "read": (READONLY, MANA
 EXPIRED = "Token has been expired or revoked."
 
 
-class GoogleOAuth(Consent):
+class GoogleOAuth(Consent, UserTokens):
     """OAuth handlers and token controls, on an emulator holding `client_id`,
     `client_secret`, `redirect_uris`, `testing`, `clock`, `lock`, `_users`, `_codes`,
     `_tokens`, `_consented` (the subs who consented to the app once), `_consenting`, `_deny`."""
@@ -52,21 +52,6 @@ class GoogleOAuth(Consent):
             access = self._issue("access", sub, tuple(scopes))
             refresh = self._issue("refresh", sub, tuple(scopes)) if offline else None
             return access.value, refresh.value if refresh else None
-
-    def expire_tokens(self, sub: str | None = None) -> int:
-        """The user's access tokens expire now (refresh tokens stay); answers how many."""
-        with self.lock:
-            sub, now = sub or self._consenting, self.clock.now()
-            hit = [t for t in self._tokens.values() if t.sub == sub and t.kind == "access" and t.expires_at > now]
-            for token in hit:
-                self._tokens[token.value] = dataclasses.replace(token, expires_at=now)
-            return len(hit)
-
-    def revoke_tokens(self, sub: str | None = None) -> int:
-        """The user removes the app's access: every token of theirs, access and refresh, stops."""
-        with self.lock:
-            sub = sub or self._consenting
-            return revoke_where(self._tokens, lambda t: t.sub == sub)
 
     # --- the consent page -----------------------------------------------------------------------
 

@@ -48,13 +48,19 @@ def yt_server():
         yield server
 
 
+def fresh(server: YouTubeEmulator, now) -> YouTubeEmulator:
+    """The emulator as a test starts with it: its state forgotten, its clock at `now`, the
+    settings tests change back to their defaults, the channel's user consenting."""
+    server.reset()
+    server.set_clock(now)
+    server.configure(audited=True, testing=False, quota_model="buckets", daily_uploads=100)
+    server.consent_as(SUB)
+    return server
+
+
 @pytest.fixture
 def emulator(yt_server):
-    yt_server.reset()
-    yt_server.set_clock(START)
-    yt_server.configure(audited=True, quota_model="buckets", daily_uploads=100)
-    yt_server.consent_as(SUB)
-    yield yt_server
+    yield fresh(yt_server, START)
     assert not yt_server.errors, yt_server.errors[0]
 
 
@@ -169,13 +175,10 @@ def test_a_revoked_refresh_token_is_invalid_grant_auth_failed(http, app, clocks,
 
 def test_a_testing_apps_refresh_token_ends_after_a_week(http, app, clocks, emulator):
     emulator.configure(testing=True)
-    try:
-        access, refresh_token = emulator.issue_token(SUB)
-        clocks.advance(7 * 86400)
-        with pytest.raises(AuthFailed):
-            youtube.refresh(http, app, access, refresh_token, now=clocks.ours.now)
-    finally:
-        emulator.configure(testing=False)
+    access, refresh_token = emulator.issue_token(SUB)
+    clocks.advance(7 * 86400)
+    with pytest.raises(AuthFailed):
+        youtube.refresh(http, app, access, refresh_token, now=clocks.ours.now)
 
 
 def test_app_credentials_google_refuses_are_not_the_accounts_fault(http, clocks, emulator):

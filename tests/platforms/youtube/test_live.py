@@ -20,17 +20,16 @@ from fanout.platforms.base import App
 from fanout.tasks import tokens
 
 from ...conftest import run_queue
-from ...emulators.media.server import sample_media_server
 from ...emulators.youtube import YouTubeEmulator
 from ...threads_world import (
     accounts, browser, connect, connect_link, headers, only_target, port, query_of, run_for, serve_app, served_with,
 )
 from ..live import connected_account, insecure_urls, stored, uploader
 from ..threads.test_live import publish_with_a_death
-from .test_adapter import CHANNEL, COMMENTS, HANDLE, LONG, START_UPLOAD, SUB, YOUTUBE_ROWS
+from .test_adapter import CHANNEL, COMMENTS, HANDLE, LONG, START_UPLOAD, SUB, YOUTUBE_ROWS, fresh, media
 
 # The fixtures taken from the shared worlds, named so that pyflakes sees them used.
-__all__ = ["browser", "headers", "insecure_urls", "port"]
+__all__ = ["browser", "headers", "insecure_urls", "media", "port"]
 APP = App("yt-client-id", "yt-client-secret")
 AUTH_ROWS = {row for row, *_, code in YOUTUBE_ROWS if code == "platform_auth_expired"}
 
@@ -54,20 +53,9 @@ def live(app, stand) -> str:
 @pytest.fixture
 def yt(yt_server, live, clock):
     """The emulator, its clock at the test's, the app's redirect URI registered."""
-    yt_server.reset()
-    yt_server.set_clock(clock.now)
-    yt_server.configure(audited=True, daily_uploads=100)
-    yt_server.consent_as(SUB)
-    yt_server.redirect_uris = {f"{live}/connect/youtube/callback"}
+    fresh(yt_server, clock.now).redirect_uris = {f"{live}/connect/youtube/callback"}
     yield yt_server
     assert not yt_server.errors, yt_server.errors[0]
-
-
-@pytest.fixture(scope="module")
-def media():
-    with sample_media_server() as server:
-        server.put("/long.mp4", LONG, "video/mp4")
-        yield server
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo
 from ...target_errors import RATE
 from ..base import Job, Outcome, Result, Step, Stop, failed
 from ..contract import identifier
+from ..envelope import values
 from ..mapping import Rule
 from ..steps import ThreadSteps
 from .errors import ENVELOPE, MAPPING
@@ -87,7 +88,7 @@ class _Posting(ResumableUpload, ThreadSteps):
 
     def publish_part(self) -> None:
         video = self.upload()
-        privacy = (video.get("status") or {}).get("privacyStatus") if isinstance(video.get("status"), dict) else None
+        privacy = next(iter(values(video, "status.privacyStatus")), None)
         if privacy == "private" and self.requested_privacy != "private":
             self.state["warnings"] = [
                 f"{TITLE} made the video private though {self.requested_privacy} was asked: it locks private every "
@@ -125,11 +126,10 @@ class _Posting(ResumableUpload, ThreadSteps):
         """The thread of the first comment, among the video's comments by this channel."""
         body = self.call("GET", f"{API}/commentThreads", "the video's comments",
                          params={"part": "snippet", "videoId": self.state["video"], "maxResults": "100"})
-        for thread in body.get("items") if isinstance(body.get("items"), list) else []:
-            top = ((thread.get("snippet") or {}).get("topLevelComment") or {}).get("snippet") or {} \
-                if isinstance(thread, dict) else {}
-            if top.get("textOriginal") == self.job.first_comment \
-                    and (top.get("authorChannelId") or {}).get("value") == self.job.user_id:
+        for thread in values(body, "items[]"):
+            said = values(thread, "snippet.topLevelComment.snippet.textOriginal")
+            author = values(thread, "snippet.topLevelComment.snippet.authorChannelId.value")
+            if said == [self.job.first_comment] and author == [self.job.user_id]:
                 return identifier(thread, "id", "the video's comments", COMMENT_ID)
         return None
 

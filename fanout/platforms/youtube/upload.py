@@ -95,16 +95,16 @@ class ResumableUpload(Steps):
     def send_file(self, media, first: int) -> Mapping[str, Any]:
         """The file's bytes from `first` on, chunk after chunk, each from the byte YouTube
         says it wants; the video its last one is answered with."""
-        size = media.info.size
-        sent = [first]
+        size, start = media.info.size, first
 
         def next_byte(response) -> int | None:
+            nonlocal start
             if response.status != 308:
                 return None
             at = self.wanted(response)
-            if at <= sent[0]:  # YouTube kept nothing of the chunk: ask again later
-                raise Stop(self.retry(f"{TITLE} kept none of the bytes from {sent[0]} on"))
-            sent[0] = at
+            if at <= start:  # YouTube kept nothing of the chunk: ask again later
+                raise Stop(self.retry(f"{TITLE} kept none of the bytes from {start} on"))
+            start = at
             return at
 
         response = self.put_resumable(self.state["session"], media.file, size, first, chunk_size=CHUNK,

@@ -275,6 +275,18 @@ def test_an_expired_access_token_is_refreshed_and_the_upload_goes_on(live, heade
     assert stored(account).status == "active"
 
 
+def test_a_token_that_dies_mid_upload_is_refreshed_and_the_upload_goes_on_in_its_session(
+        live, headers, account, yt, media, rt, clock):
+    yt.fail("PUT", r"/upload/youtube/v3/videos$", 401, {"error": {"code": 401, "message": "Invalid Credentials",
+                                                               "errors": [{"reason": "authError"}]}})
+    post = upload(live, headers, "a token renewed on the way", film(media))
+    run_for(rt, clock, yt, 60, every=5)
+    assert only_target(live, headers, post["id"])["status"] == "published" and len(videos(yt)) == 1
+    [session] = yt.sessions[CHANNEL]
+    assert [p.status for p in session.puts] == [308, 308, 201]  # asked what it holds, then the two chunks
+    assert stored(account).status == "active"
+
+
 def test_the_days_quota_spent_on_youtube_is_rate_limited(live, headers, account, yt, media, rt, clock):
     yt.exhaust("quota")
     post = upload(live, headers, "no quota left", film(media))

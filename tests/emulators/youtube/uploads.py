@@ -219,7 +219,7 @@ class YouTubeUploads:
         session.video_id = video.id
         return Response.json(201, self._resource(video, session.parts, owner=True))
 
-    # --- an upload's body as it comes in (fanout's emulators: base.py read_body) ----------------
+    # --- an upload's body as it comes in (base.py `read_body`) ---------------------------------
 
     def read_body(self, method: str, target: str, headers, rfile) -> bytes | None:
         """An upload PUT's body read as it arrives, for the stalls and cuts it may meet; cut

@@ -9,7 +9,8 @@ out: the upload checks it, the views show it, the engine and the sandbox publish
 Three kinds of problem, as for a post's own caption and media:
 - content that carries nothing a platform could publish (no text and no media where the
   platform needs one of them, a blank thread part or first comment): `empty_problem`,
-  400 at upload, on an edit and in a preflight;
+  and content a platform refuses outright (`refused_problem`: characters YouTube's
+  description refuses), 400 at upload, on an edit and in a preflight;
 - what the request shows a platform cannot take at all (media it never takes, in the
   post or a part): `media_problem`, 422 at upload;
 - what fails only that platform's targets (a caption, part or comment over the
@@ -124,6 +125,16 @@ def empty_problem(reached: Mapping[str, tuple[PlatformRules, Content]]) -> str |
                         f"{rules.needs.value}: write it or leave the part out")
         if content.first_comment is not None and not content.first_comment.strip():
             return f"overrides.{platform}.first_comment is blank: write the comment or leave it out"
+    return None
+
+
+def refused_problem(reached: Mapping[str, tuple[PlatformRules, Content]]) -> str | None:
+    """What the rules of a platform `reached` refuse outright in its content, though no cap
+    or media rule names it (`PlatformRules.request_problem`): 400 `validation_error` at
+    upload, on an edit and in a preflight (fanout/models/upload.py)."""
+    for rules, content in reached.values():
+        if rules.request_problem is not None and (problem := rules.request_problem(content.caption, content.options)):
+            return problem
     return None
 
 

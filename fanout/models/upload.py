@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 from dataclasses import dataclass, field
 
-from ..content import content_for, empty_problem, media_items, media_problem, normalised
+from ..content import content_for, empty_problem, media_items, media_problem, normalised, refused_problem
 from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from ..times import UTC, isoformat, parse_timestamp
@@ -197,7 +197,8 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
 
 def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
     """Overrides only for the platforms the post reaches (400); something to publish on each
-    platform, the post's, each thread part and the first comment (400); each platform's
+    platform, the post's, each thread part and the first comment, and nothing its rules
+    refuse outright (400); each platform's
     media (of `platforms`, the runtime's), the post's or its override's and its thread's,
     as far as the request shows (422)."""
     reached = list(dict.fromkeys(a.platform for a in destinations))
@@ -207,7 +208,7 @@ def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
                                  f"(its destinations are on {', '.join(reached)})")
     contents = {platform: (platforms[platform].rules, content_for(draft.caption, draft.media, draft.overrides, platform))
                 for platform in reached}
-    problem = empty_problem(contents)
+    problem = empty_problem(contents) or refused_problem(contents)
     if problem:
         raise InvalidRequest(problem)
     for rules, content in contents.values():

@@ -18,6 +18,7 @@ PACKAGES = (
     "threads",
     "tiktok",
     "x",
+    "youtube",
 )
 REGISTRY: dict[str, Platform] = {p.name: p for p in (import_module(f"{__name__}.{name}").PLATFORM for name in PACKAGES)}
 NAMES = {name: p.title for name, p in REGISTRY.items()}

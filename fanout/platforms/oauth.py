@@ -10,12 +10,13 @@ operator's settings are wrong, not the person's consent); any other refusal, `Au
 from __future__ import annotations
 
 import base64
+import datetime as _dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from .base import App, AuthFailed, ClientRefused, bearer
+from .base import App, AuthFailed, ClientRefused, Grant, bearer, expiry
 from .http import PlatformResponse, PlatformUnreachable
 
 
@@ -78,6 +79,17 @@ class TokenEndpoint:
             raise ClientRefused(f"{self.title} refused this server's app credentials during {what} "
                                 f"({self.settings}): {words}")
         raise AuthFailed(f"{self.title} refused {what}: {words}")
+
+    def refresh(self, http, app: App, access_token: str, refresh_token: str | None, now: _dt.datetime) -> Grant:
+        """RFC 6749 6: a new access token from `refresh_token`, its expiry counted from
+        `now`, and the new refresh token of a platform that rotates them (None: the stored
+        one is kept). AuthFailed when there is none to send, or the platform refuses it."""
+        if not refresh_token:
+            raise AuthFailed(f"{self.title} gave no refresh token for this account: connect it again")
+        answer = self.request(http, app, {"grant_type": "refresh_token", "refresh_token": refresh_token},
+                              "the token refresh", refresh_token, access_token)
+        return Grant(access_token=answer["access_token"], refresh_token=answer.get("refresh_token") or None,
+                     expires_at=expiry(now, answer))
 
 
 def read_profile(http, url: str, token: str, pick: Callable[[Any], tuple[str, str] | None], *, title: str,

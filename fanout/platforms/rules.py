@@ -95,6 +95,11 @@ class PlatformRules:
     # The options (openapi.yaml, `<Platform>Options`) that this content cannot take, as
     # (target error code, message), or None: each package's rules.py (fanout/content.py).
     options_problem: Callable[..., tuple[str, str] | None] | None = None
+    # What this platform refuses outright in a content the request shows, though no cap
+    # or media rule names it (YouTube's description refuses `<` and `>`, and a video needs
+    # a title), as `request_problem(caption, options)` -> a message, or None: 400
+    # `validation_error` at upload, on an edit and in a preflight (fanout/content.py).
+    request_problem: Callable[..., str | None] | None = None
     alt_text: AltText | None = None  # None: the platform takes no alt text
 
     def alt_text_of(self, item) -> str | None:
@@ -181,16 +186,18 @@ def url_extension(url: str) -> str | None:
 def _item_problem(rules: PlatformRules, item: dict) -> str | None:
     kind = item["type"]
     extension = url_extension(item["url"])
-    if extension is None or extension not in KNOWN_MEDIA:
-        return None
+    known = extension is not None and extension in KNOWN_MEDIA
     accepted = rules.image_extensions if kind == "image" else rules.video_extensions
-    if extension in accepted:
-        return None
-    if kind == "video" and extension in KNOWN_IMAGE - KNOWN_VIDEO:
-        return f".{extension} is an image file, but the item's type is video"
-    if kind == "image" and extension in KNOWN_VIDEO - KNOWN_IMAGE:
-        return f".{extension} is a video file, but the item's type is image"
+    if known and extension not in accepted:
+        if kind == "video" and extension in KNOWN_IMAGE - KNOWN_VIDEO:
+            return f".{extension} is an image file, but the item's type is video"
+        if kind == "image" and extension in KNOWN_VIDEO - KNOWN_IMAGE:
+            return f".{extension} is a video file, but the item's type is image"
     noun = rules.image_noun if kind == "image" else "video"
+    if not accepted:  # a kind the platform never takes, whatever the URL says (YouTube's images)
+        return f"{rules.platform} takes no {noun}s; it takes {_choices(rules)}"
+    if not known or extension in accepted:
+        return None
     formats = ", ".join(f".{e}" for e in sorted(accepted))
     return f"{rules.platform} does not take .{extension} {noun}s (it takes {formats})"
 
@@ -215,7 +222,11 @@ def _choices(rules: PlatformRules) -> str:
     """What a post to this platform may carry, e.g. "a video or 1-35 photos"."""
     noun = rules.image_noun
     article = "an" if noun[0] in "aeiou" else "a"
+    videos = "a video" if rules.max_videos == 1 else f"1-{rules.max_videos} videos"
+    if not rules.image_extensions:
+        return videos
+    if not rules.video_extensions:
+        return f"{article} {noun}" if rules.max_images == 1 else f"1-{rules.max_images} {noun}s"
     if rules.mixed:
         return f"{article} {noun} or a video, or a carousel of 2-{rules.max_items} of them"
-    videos = "a video" if rules.max_videos == 1 else f"1-{rules.max_videos} videos"
     return f"{videos} or 1-{rules.max_images} {noun}s"

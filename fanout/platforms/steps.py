@@ -10,8 +10,9 @@ at once (fanout/platforms/contract.py).
 `call` is every API call's skeleton: the request with the account's token, the 2xx read
 (`accept`), an answer with a meaning of its own (the call's `special`), then the mapping
 table's verdict (`envelope`, `table`, `outcome_of`), the file's fault for an upload, the
-limit's reset (`reset_at`) and the end of the step (`refused`). `fetch` and `chunks` are the
-media steps, `read_back` the look for a create whose answer broke the contract.
+limit's reset (`reset_at`) and the end of the step (`refused`). `fetch`, `chunks`,
+`put_ranges` and `put_resumable` are the media steps, `read_back` the look for a create
+whose answer broke the contract.
 """
 from __future__ import annotations
 
@@ -178,14 +179,39 @@ class Steps:
         except MediaProblem as e:
             raise Stop(failed(e.code, e.message)) from None
 
-    def put_ranges(self, url: str, file, size: int, ranges, *, mime: str, accepted, special=None) -> None:
+    def put_ranges(self, url: str, file, size: int, ranges, *, mime: str, accepted, special=None,
+                   token: str | None = "") -> None:
         """A chunked or resumable upload's bytes: each (first, length) of `ranges`
         (fanout/platforms/transfer.py) PUT to `url` with its Content-Range, streamed from
-        `file`; `accepted`, the statuses of a piece taken."""
+        `file`; `accepted`, the statuses of a piece taken; `token` as `call` takes it (none
+        by default: the upload URL is the credential)."""
         for first, length in ranges:
-            self.call("PUT", url, None, token="", special=special, accepted=accepted, data=Stream(file, length),
-                      headers={"Content-Type": mime, "Content-Length": str(length),
-                               "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
+            self.put_range(url, file, size, first, length, mime=mime, accepted=accepted, special=special, token=token)
+
+    def put_resumable(self, url: str, file, size: int, first: int, *, chunk_size: int, next_byte, mime: str,
+                      accepted, special=None, token: str | None = "") -> Any:
+        """A resumable upload from byte `first`: a piece of `chunk_size` at a time (the last
+        the remainder), each PUT with its Content-Range; after each, `next_byte(answer)`
+        says where the server wants the next to start (it may hold less than was sent), or
+        None once it holds the whole file, whose answer is returned. The state is saved after
+        each piece, which renews the lease of a long upload."""
+        while True:
+            answer = self.put_range(url, file, size, first, min(chunk_size, size - first), mime=mime,
+                                    accepted=accepted, special=special, token=token)
+            at = next_byte(answer)
+            if at is None:
+                return answer
+            first = at
+            self.saved()
+
+    def put_range(self, url: str, file, size: int, first: int, length: int, *, mime: str, accepted, special=None,
+                  token: str | None = "") -> Any:
+        """Bytes `first` to `first + length - 1` of `file` PUT to `url` with their
+        Content-Range, streamed: what `call` answers."""
+        file.seek(first)
+        return self.call("PUT", url, None, token=token, special=special, accepted=accepted, data=Stream(file, length),
+                         headers={"Content-Type": mime, "Content-Length": str(length),
+                                  "Content-Range": f"bytes {first}-{first + length - 1}/{size}"})
 
     def chunks(self, file, size: int, *, first: int = 0, save_every: int = 8):
         """(index, bytes) of `file`'s chunks of `size` from chunk `first` on; the state is

@@ -1,8 +1,10 @@
 """Moving a file's bytes to a platform in pieces (docs/adding-a-platform.md): the byte ranges
-of a chunked or resumable upload, and a piece streamed from the file as requests sends it,
-so that a chunk of tens of MB is never in memory whole."""
+of a chunked or resumable upload, what a resumable upload's server says it holds, and a
+piece streamed from the file as requests sends it, so that a chunk of tens of MB is never
+in memory whole."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 READ_BLOCK = 64 * 1024  # what one read of a piece's body takes from the file
@@ -14,6 +16,22 @@ def byte_ranges(size: int, chunk_size: int, count: int) -> Iterator[tuple[int, i
     for index in range(count):
         first = index * chunk_size
         yield first, size - first if index == count - 1 else chunk_size
+
+
+_HELD = re.compile(r"bytes=0-([0-9]{1,19})")
+
+
+def held(range_header: str | None, size: int) -> int | None:
+    """The bytes of a `size`-byte file a resumable upload's server holds, by the `Range:
+    bytes=0-<last byte>` of its answer (Google's resumable protocol; without the header it
+    holds none yet): the next byte to send. None when the header says anything else, or
+    more bytes than the file has."""
+    if range_header is None:
+        return 0
+    found = _HELD.fullmatch(range_header.strip())
+    if found is None or int(found.group(1)) >= size:
+        return None
+    return int(found.group(1)) + 1
 
 
 class Stream:

@@ -170,6 +170,15 @@ class EmulatorServer:
     def advance(self, seconds: float) -> dt.datetime:
         return self.clock.advance(seconds)
 
+    def configure(self, **settings) -> dict:
+        """Change any of the constructor's settings, from now; they stay through `reset`.
+        An emulator offers it as a control where its settings may change."""
+        for name, value in settings.items():
+            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
+                raise KeyError(f"no setting {name}")
+            setattr(self, name, value)
+        return settings
+
     def set_clock(self, now: dt.datetime | str) -> dt.datetime:
         return self.clock.set(now)
 
@@ -193,6 +202,12 @@ class EmulatorServer:
 
     def _reset_state(self) -> None:
         """Subclasses put their platform state back as constructed."""
+
+    def read_body(self, method: str, target: str, headers, rfile) -> bytes | None:
+        """A request's body as a subclass reads it itself from `rfile` (an upload it stalls,
+        or cuts off part way), or None for the server to read it whole. Raising
+        ConnectionError closes the connection without an answer."""
+        return None
 
     # --- serving ------------------------------------------------------------------------------
 
@@ -328,6 +343,9 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _serve
 
     def _read_body(self) -> bytes:
+        own = self.server.emulator.read_body(self.command, self.path, self.headers, self.rfile)
+        if own is not None:
+            return own
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             chunks = []
             while True:

@@ -1,5 +1,6 @@
 """Who consents when an emulator's authorize page is visited, and how authorize answers:
-what every emulator's OAuth shares (tests/emulators/README.md)."""
+what every emulator's OAuth shares (tests/emulators/README.md), and the controls over a
+user's tokens of the emulators that keep them by user."""
 from __future__ import annotations
 
 import dataclasses
@@ -24,6 +25,27 @@ class Consent:
     def deny_consent(self, deny: bool = True) -> None:
         """While on, the user refuses every authorization (error=access_denied)."""
         self._deny = deny
+
+
+class UserTokens:
+    """`expire_tokens` and `revoke_tokens`, on an emulator holding `lock`, `clock`,
+    `_consenting` and `_tokens` (by value, frozen dataclasses with `sub`, `kind` (access or
+    refresh), `expires_at` and `revoked`)."""
+
+    def expire_tokens(self, sub: str | None = None) -> int:
+        """The user's access tokens expire now (refresh tokens stay); answers how many."""
+        with self.lock:
+            sub, now = sub or self._consenting, self.clock.now()
+            hit = [t for t in self._tokens.values() if t.sub == sub and t.kind == "access" and t.expires_at > now]
+            for token in hit:
+                self._tokens[token.value] = dataclasses.replace(token, expires_at=now)
+            return len(hit)
+
+    def revoke_tokens(self, sub: str | None = None) -> int:
+        """The user takes the app's access back: every token of theirs, access and refresh, stops."""
+        with self.lock:
+            sub = sub or self._consenting
+            return revoke_where(self._tokens, lambda t: t.sub == sub)
 
 
 def with_query(url: str, params: dict, fragment: str | None = None) -> str:

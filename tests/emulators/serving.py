@@ -2,10 +2,13 @@
 own `__main__`) until Ctrl-C or SIGTERM."""
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable
+
+from .clock import EmulatorClock
 
 
 def stop_on_signals() -> threading.Event:
@@ -36,3 +39,26 @@ def serve_until_stopped(name: str, server, announce: Callable[[object], Iterable
         server.stop()
     print("stopped", flush=True)
     return 0
+
+
+def run_alone(name: str, description: str, add_arguments, build, announce: Callable[[object], Iterable[str]],
+              argv: list[str] | None = None) -> int:
+    """`python -m tests.emulators.<name>`: the host, the port and the platform's own
+    arguments (`add_arguments`), the emulator `build(args, clock)` makes of them on a clock
+    that follows real time (a ValueError is a usage error), served until stopped with
+    `announce(server)` printed once it listens: the exit status."""
+    parser = argparse.ArgumentParser(prog=f"python -m tests.emulators.{name}", description=description)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        server = build(args, EmulatorClock(follow_real_time=True))
+    except ValueError as e:
+        parser.error(str(e))
+    return serve_until_stopped(name, server, announce)
+
+
+def setting_lines(settings: Callable[[object], dict]) -> Callable[[object], list[str]]:
+    """What a server run alone announces: its settings, NAME=value a line."""
+    return lambda server: [f"{name}={value}" for name, value in settings(server).items()]

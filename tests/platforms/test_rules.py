@@ -5,6 +5,8 @@ docs/decisions.md#media.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from fanout.platforms import PLATFORMS, RULES, caption_problem, media_problem
@@ -179,10 +181,28 @@ def test_a_mixed_carousel_counts_images_and_videos_together(platform, most):
     )
 
 
+def taken(platform: str) -> list[str]:
+    """The kinds of media item a platform takes (a video-only one takes no images)."""
+    rules = RULES[platform]
+    return [kind for kind, extensions in (("image", rules.image_extensions), ("video", rules.video_extensions))
+            if extensions]
+
+
 @pytest.mark.parametrize("platform", PLATFORMS)
-def test_a_single_item_is_fine_everywhere(platform):
-    assert media_problem(platform, [image()]) is None
-    assert media_problem(platform, [video()]) is None
+def test_a_single_item_of_a_kind_the_platform_takes_is_fine_everywhere(platform):
+    assert taken(platform)
+    for kind in taken(platform):
+        assert media_problem(platform, [image() if kind == "image" else video()]) is None
+
+
+def test_a_platform_that_takes_no_images_refuses_an_image_whatever_its_url_says():
+    rules = dataclasses.replace(RULES["tiktok"], platform="videos", image_extensions=frozenset(), max_items=1,
+                                max_images=0)
+    for url in ("https://cdn.example.com/m/a.jpg", "https://cdn.example.com/media/12345"):
+        assert rules.media_problem([{"url": url, "type": "image"}]) == (
+            f"videos: media[0] ({url}): videos takes no photos; it takes a video")
+    assert rules.media_problem([]) == "videos: a text-only post is not possible; videos needs a video"
+    assert rules.media_problem([video()]) is None
 
 
 # --- Mixing ----------------------------------------------------------------------------------
@@ -280,13 +300,13 @@ def test_a_video_file_declared_as_an_image_is_refused(platform):
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_url_without_an_extension_is_fine(platform):
-    items = [{"url": "https://cdn.example.com/media/12345", "type": "image"}]
+    items = [{"url": "https://cdn.example.com/media/12345", "type": taken(platform)[0]}]
     assert media_problem(platform, items) is None
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_an_extension_that_names_no_media_format_is_left_to_the_fetch(platform):
-    items = [{"url": "https://cdn.example.com/render.php?id=7", "type": "image"}]
+    items = [{"url": "https://cdn.example.com/render.php?id=7", "type": taken(platform)[0]}]
     assert media_problem(platform, items) is None
 
 

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from ..clock import EmulatorClock
-from ..serving import serve_until_stopped
+from ..serving import run_alone, setting_lines
 from .emulator import BlueskyEmulator
 from .state import BlueskyAccount
 
@@ -43,19 +43,10 @@ def settings(server: BlueskyEmulator) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.emulators.bluesky", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="default: a free port")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        server = build(args, EmulatorClock(follow_real_time=True))
-    except ValueError as e:
-        parser.error(str(e))
-    return serve_until_stopped("bluesky", server, lambda server: [
+    return run_alone("bluesky", __doc__.splitlines()[0], add_arguments, build, lambda server: [
         *(f"account {a.handle} ({a.did}), app password {a.app_passwords[0]}" for a in server.accounts),
-        *(f"{name}={value}" for name, value in settings(server).items()),
-    ])
+        *setting_lines(settings)(server),
+    ], argv)
 
 
 if __name__ == "__main__":

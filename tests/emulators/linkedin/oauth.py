@@ -11,7 +11,7 @@ import json
 import secrets
 from collections.abc import Iterable
 
-from ..consent import Consent, error_page, revoke_where, with_query
+from ..consent import Consent, UserTokens, error_page, with_query
 from ..wire import Request, Response
 from .state import Code, LinkedInMember, RestError, Token, oauth_error
 
@@ -27,7 +27,7 @@ BAD_CODE = ("Unable to retrieve access token: appid/redirect uri/code verifier d
 BAD_REFRESH = "The provided authorization grant or refresh token is invalid, expired or revoked."
 
 
-class LinkedInOAuth(Consent):
+class LinkedInOAuth(Consent, UserTokens):
     """OAuth handlers and token controls, on an emulator holding `client_id`,
     `client_secret`, `redirect_uris`, `enabled_scopes`, `refresh_tokens`, `clock`, `lock`,
     `_users`, `_codes`, `_tokens`, `_consenting`, `_deny`."""
@@ -42,21 +42,6 @@ class LinkedInOAuth(Consent):
                 raise KeyError(f"no member {sub}")
             access, refresh = self._grant(sub, tuple(scopes))
             return access.value, refresh.value if refresh else None
-
-    def expire_tokens(self, sub: str | None = None) -> int:
-        """The member's access tokens expire now (refresh tokens stay); answers how many."""
-        with self.lock:
-            sub, now = sub or self._consenting, self.clock.now()
-            hit = [t for t in self._tokens.values() if t.sub == sub and t.kind == "access" and t.expires_at > now]
-            for token in hit:
-                self._tokens[token.value] = dataclasses.replace(token, expires_at=now)
-            return len(hit)
-
-    def revoke_tokens(self, sub: str | None = None) -> int:
-        """The member revokes the app: every token of theirs, access and refresh, stops."""
-        with self.lock:
-            sub = sub or self._consenting
-            return revoke_where(self._tokens, lambda t: t.sub == sub)
 
     # --- authorize and tokens -------------------------------------------------------------------
 

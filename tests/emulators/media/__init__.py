@@ -77,6 +77,50 @@ def sniff(head: bytes) -> str | None:
     return None
 
 
+def _boxes(data: bytes, start: int = 0, end: int | None = None):
+    """(kind, first byte of its body, end of it) of each ISO BMFF box from `start` to `end`."""
+    end = len(data) if end is None else end
+    at = start
+    while at + 8 <= end:
+        size, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
+        if size < 8 or at + size > end:
+            return
+        yield kind, at + 8, at + size
+        at += size
+
+
+def _inside(data: bytes, *path: bytes):
+    """The bodies (first byte, end) of the boxes at `path` (b"moov", b"mvhd")."""
+    spans = [(0, len(data))]
+    for kind in path:
+        spans = [(first, last) for start, end in spans for found, first, last in _boxes(data, start, end)
+                 if found == kind]
+    return spans
+
+
+def mp4_seconds(data: bytes) -> float | None:
+    """The duration in an MP4's (or MOV's) `moov`/`mvhd` box, or None."""
+    for first, last in _inside(data, b"moov", b"mvhd"):
+        body = data[first:last]
+        if body[:1] == b"\x01":
+            scale, duration = int.from_bytes(body[20:24], "big"), int.from_bytes(body[24:32], "big")
+        else:
+            scale, duration = int.from_bytes(body[12:16], "big"), int.from_bytes(body[16:20], "big")
+        return duration / scale if scale else None
+    return None
+
+
+def mp4_dimensions(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of an MP4's first track that has a picture (`moov`/`trak`/`tkhd`,
+    whose last 8 bytes are them in 16.16 fixed point), or None (a file of no tracks)."""
+    for first, last in _inside(data, b"moov", b"trak", b"tkhd"):
+        width = int.from_bytes(data[last - 8:last - 4], "big") >> 16
+        height = int.from_bytes(data[last - 4:last], "big") >> 16
+        if last - first >= 84 and width and height:
+            return width, height
+    return None
+
+
 def image_size(head: bytes, kind: str | None) -> tuple[int, int] | None:
     """(width, height) of a JPEG (its first frame header) or a PNG (IHDR), read from its
     first bytes; None when they do not tell."""
@@ -175,10 +219,11 @@ def gif_bytes(frames: int = 1) -> bytes:
     return b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff" + frame * frames + b";"
 
 
-def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom") -> bytes:
+def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom", size: tuple[int, int] | None = None) -> bytes:
     """An ISO base media file: `ftyp` then `moov` holding an `mvhd` with the duration.
 
-    Enough for a sniffer and a duration reader; it has no tracks, so nothing plays it.
+    Enough for a sniffer and a duration reader; nothing plays it: it has no tracks, or
+    with `size` one track header (`trak`/`tkhd`) of that width and height and no media.
     `brand=b"qt  "` makes it a QuickTime (MOV) file.
     """
     def box(kind: bytes, data: bytes) -> bytes:
@@ -189,7 +234,13 @@ def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom") -> bytes
             + struct.pack(">IH", 0x00010000, 0x0100) + b"\x00" * 10
             + struct.pack(">9I", 0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000)
             + b"\x00" * 24 + struct.pack(">I", 1))
-    return box(b"ftyp", brand + b"\x00\x00\x02\x00" + brand + b"mp41") + box(b"moov", box(b"mvhd", mvhd))
+    track = b""
+    if size is not None:
+        tkhd = (struct.pack(">I5I8x4H", 0x00000003, 0, 0, 1, 0, round(duration_seconds * timescale), 0, 0, 0, 0)
+                + struct.pack(">9I", 0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000)
+                + struct.pack(">II", size[0] << 16, size[1] << 16))
+        track = box(b"trak", box(b"tkhd", tkhd))
+    return box(b"ftyp", brand + b"\x00\x00\x02\x00" + brand + b"mp41") + box(b"moov", box(b"mvhd", mvhd) + track)
 
 
 def webm_bytes() -> bytes:

@@ -12,6 +12,8 @@ from . import (
     image_size,
     jpeg_bytes,
     mp4_bytes,
+    mp4_dimensions,
+    mp4_seconds,
     png_bytes,
     sniff,
     webm_bytes,
@@ -67,3 +69,10 @@ def test_a_fetch_reports_an_images_dimensions(media_server):
 ])
 def test_a_gifs_frames_are_counted_from_its_blocks(data, frames):
     assert gif_frames(data) == frames
+
+
+def test_an_mp4s_duration_and_picture_size_are_read_from_its_movie_and_track_headers():
+    assert mp4_seconds(mp4_bytes(2.5)) == 2.5 and mp4_seconds(mp4_bytes(3, brand=b"qt  ")) == 3
+    assert mp4_dimensions(mp4_bytes(3, size=(1080, 1920))) == (1080, 1920)
+    assert mp4_seconds(mp4_bytes(3, size=(1080, 1920))) == 3
+    assert mp4_dimensions(mp4_bytes(3)) is None and mp4_seconds(jpeg_bytes()) is None

@@ -12,10 +12,12 @@ call.
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 import requests
 
+from fanout.models import Event, db
 from fanout.platforms.base import App
 from fanout.tasks import tokens
 
@@ -149,6 +151,18 @@ def test_a_video_youtube_locks_private_is_still_published(live, headers, account
     run_queue(rt, clock)
     [made] = videos(yt)
     assert made.privacy_status == "private" and only_target(live, headers, post["id"])["status"] == "published"
+
+
+def test_a_video_youtube_locks_private_says_so_in_the_targets_warnings_and_its_event(
+        live, headers, account, yt, media, rt, clock):
+    yt.configure(audited=False)
+    post = upload(live, headers, "public, I hoped", film(media))
+    run_queue(rt, clock)
+    [warning] = only_target(live, headers, post["id"])["warnings"]
+    assert warning.startswith("YouTube made the video private though public was asked")
+    with db.connection_context():
+        [event] = [json.loads(e.body) for e in Event.select() if json.loads(e.body)["event"] == "post.completed"]
+    assert event["target"]["warnings"] == [warning]
 
 
 def test_a_text_or_image_post_to_youtube_is_refused_at_once(live, headers, account, yt, media):

@@ -115,6 +115,17 @@ class Grant:
 
 
 @dataclass(frozen=True)
+class Choices:
+    """Several accounts one consent granted (a user's Facebook Pages), each a `Grant`: the
+    connect flow takes one at once, the one the user picks on Fanout's connect page by the
+    form field `field` (its `user_id`); `noun` names what is picked ("Page")."""
+
+    field: str
+    noun: str
+    grants: tuple[Grant, ...]
+
+
+@dataclass(frozen=True)
 class Authorization:
     """Where to send the browser, and what the callback will need again (a PKCE verifier)."""
 

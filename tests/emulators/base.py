@@ -167,6 +167,15 @@ class EmulatorServer:
             self._rules.append(rule)
         return rule
 
+    def configure(self, **settings) -> dict:
+        """Change any of the constructor's settings (a public attribute that is no method)
+        from now; an emulator that offers it registers it among its controls."""
+        for name, value in settings.items():
+            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
+                raise KeyError(f"no setting {name}")
+            setattr(self, name, value)
+        return settings
+
     def advance(self, seconds: float) -> dt.datetime:
         return self.clock.advance(seconds)
 

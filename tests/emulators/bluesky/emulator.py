@@ -157,14 +157,6 @@ class BlueskyEmulator(Sessions, Repo, Video, EmulatorServer):
             self._accounts[did] = account
             return account
 
-    def configure(self, **settings) -> dict:
-        """Change any of the constructor's settings (image_max_bytes, strict_facets...) from now."""
-        for name, value in settings.items():
-            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
-                raise KeyError(f"no setting {name}")
-            setattr(self, name, value)
-        return settings
-
     def fail_xrpc(self, method: str | None, nsid: str, status: int, error: str, message: str = "", *,
                   times: int | None = 1, headers: dict | None = None):
         """The next matching XRPC calls answer that error, without effect."""

@@ -164,14 +164,6 @@ class FacebookEmulator(FacebookLogin, FacebookPublishing, FacebookVideos, Emulat
 
     # --- controls -----------------------------------------------------------------------------
 
-    def configure(self, **settings) -> dict:
-        """Change any of the constructor's settings (reel_limit, processing_seconds...) from now."""
-        for name, value in settings.items():
-            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
-                raise KeyError(f"no setting {name}")
-            setattr(self, name, value)
-        return settings
-
     def clear_faults(self) -> None:
         """Forget the rules (fail, garble, drop, delay) and the Pages' limits."""
         with self.lock:

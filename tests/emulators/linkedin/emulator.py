@@ -143,14 +143,6 @@ class LinkedInEmulator(LinkedInOAuth, LinkedInMedia, LinkedInPosts, EmulatorServ
                 self._consenting = member.sub
             return member
 
-    def configure(self, **settings) -> dict:
-        """Change any of the constructor's settings (refresh_tokens, daily_posts...) from now."""
-        for name, value in settings.items():
-            if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
-                raise KeyError(f"no setting {name}")
-            setattr(self, name, value)
-        return settings
-
     def exhaust(self, sub: str | None = None) -> None:
         """The member has made today's posts: the next one is 429 until 00:00 UTC."""
         with self.lock:

@@ -24,6 +24,7 @@ promise is read back the same way in the same step (`read_back`), and never sent
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -34,7 +35,7 @@ from ..contract import UnusableAnswer, identifier
 from ..graph_errors import GRAPH_ID
 from .errors import ENVELOPE, MAPPING
 from .lookup import find_comment, find_post
-from .media import MediaSteps
+from .media import MediaSteps, on_facebook
 from .oauth import HOSTS, SCOPES, TITLE, api, authorize, exchange, refresh, refresh_due
 from .text import link_of
 from .video import frame, is_reel
@@ -94,7 +95,7 @@ class _Posting(MediaSteps):
             del self.state["creating"]  # not among the Page's posts: it was never made
         params = {"message": caption} if caption else {}
         if photos:
-            params.update({f"attached_media[{i}]": f'{{"media_fbid":"{photo}"}}' for i, photo in enumerate(photos)})
+            params.update({f"attached_media[{i}]": json.dumps({"media_fbid": photo}) for i, photo in enumerate(photos)})
         elif link_of(caption):
             params["link"] = link_of(caption)
         try:
@@ -117,9 +118,7 @@ class _Posting(MediaSteps):
                 permalink = self.get(quote(post_id, safe=""), "the post", fields="permalink_url").get("permalink_url")
             except (Stop, UnusableAnswer):
                 permalink = None
-        if not (isinstance(permalink, str) and permalink.startswith("https://")):
-            permalink = post_permalink(post_id)
-        return self.out(post_id, permalink)
+        return self.out(post_id, on_facebook(permalink) or post_permalink(post_id))
 
     def out(self, object_id: str, permalink: str) -> None:
         self.state.pop("creating", None)

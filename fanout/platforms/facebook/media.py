@@ -41,11 +41,26 @@ PROCESSING = _dt.timedelta(hours=1)
 REELS_A_DAY, DAY = 30, _dt.timedelta(hours=24)
 
 
+def on_facebook(permalink: Any) -> str | None:
+    """A `permalink_url` Facebook answered as a URL of www.facebook.com (a video's is a path
+    [S]); None when it is not one."""
+    if isinstance(permalink, str) and permalink.startswith("/") and not permalink.startswith("//"):
+        return f"https://www.facebook.com{permalink}"
+    if isinstance(permalink, str) and permalink.startswith("https://www.facebook.com/"):
+        return permalink
+    return None
+
+
+def phase(status: Mapping[str, Any], name: str) -> Any:
+    """The `status` of one phase of a video's status (`processing_phase`...), None if unsaid."""
+    found = status.get(name)
+    return found.get("status") if isinstance(found, Mapping) else None
+
+
 def finished(status: Mapping[str, Any]) -> bool:
     """Whether a Reel's status says its finish went through (processing or publishing begun)."""
-    phases = [(status.get(name) or {}).get("status") for name in ("processing_phase", "publishing_phase")]
     return status.get("video_status") in ("processing", "ready", "error") or any(
-        phase not in (None, "not_started") for phase in phases)
+        phase(status, name) not in (None, "not_started") for name in ("processing_phase", "publishing_phase"))
 
 
 def counted(reel: Mapping[str, Any]) -> bool:
@@ -227,7 +242,8 @@ class MediaSteps(ThreadSteps):
             reels = listed(self.get, f"{self.page}/video_reels", "the Page's Reels", since, "id,created_time,status")
         except (Stop, UnusableAnswer):
             return
-        made = sum(1 for reel in reels if (platform_time(reel.get("created_time")) or self.now) > since and counted(reel))
+        made = sum(1 for reel in reels
+                   if (platform_time(reel.get("created_time")) or self.now) > since and counted(reel))
         if made >= REELS_A_DAY:
             raise Stop(failed(RATE, f"{TITLE} publishes at most {REELS_A_DAY} Reels per Page in 24 hours through its "
                                     f"API, and this Page published {made}"))
@@ -240,11 +256,17 @@ class MediaSteps(ThreadSteps):
 
     def until_published(self, video: dict) -> Result | None:
         what = "the video's status"
-        body = self.get(quote(video["id"], safe=""), what, fields="status,permalink_url")
+        try:
+            body = self.get(quote(video["id"], safe=""), what, fields="status,permalink_url")
+        except Stop as stop:
+            if not isinstance(stop.result, Done):
+                raise  # read again later
+            # Facebook took the video: refused now, whatever the reason, it may be out.
+            raise Stop(failed(UNKNOWN, f"{TITLE} took media[0] but refused to say how it went "
+                                       f"({stop.result.outcome.error_message}); {may_be_out(TITLE)}")) from None
         status = member(body, "status", what)
         state = one_of(status.get("video_status"), VIDEO_STATUSES, what, "video_status")
-        phases = {name: (status.get(name) or {}).get("status") if isinstance(status.get(name), Mapping) else None
-                  for name in ("processing_phase", "publishing_phase")}
+        phases = {name: phase(status, name) for name in ("processing_phase", "publishing_phase")}
         if state in ("error", "expired") or "error" in phases.values():
             raise Stop(self.refused_video(video, status, state))
         if state == "ready" and phases["publishing_phase"] in (None, "complete"):
@@ -268,12 +290,9 @@ class MediaSteps(ThreadSteps):
         return Done(outcome)
 
     def video_permalink(self, video: dict, permalink: Any) -> str:
-        """Facebook's `permalink_url` (a path [S], made a URL of www.facebook.com), or the
-        URL of its kind."""
-        if isinstance(permalink, str) and permalink.startswith("/"):
-            return f"https://www.facebook.com{permalink}"
-        if isinstance(permalink, str) and permalink.startswith("https://www.facebook.com/"):
-            return permalink
+        """Facebook's `permalink_url`, or the URL of its kind."""
+        if found := on_facebook(permalink):
+            return found
         if video["kind"] == "reel":
             return f"https://www.facebook.com/reel/{video['id']}"
         return f"https://www.facebook.com/{self.job.user_id}/videos/{video['id']}/"

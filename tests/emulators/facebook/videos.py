@@ -91,7 +91,8 @@ def status_of(video: Video, now: dt.datetime) -> dict:
                 "publishing_phase": {"status": "not_started"}}
     publishing = {"status": "not_started"}
     if video.published:
-        publishing = {"status": "complete", "publish_status": "published", "publish_time": int(video.ready_at.timestamp())}
+        publishing = {"status": "complete", "publish_status": "published",
+                      "publish_time": int(video.ready_at.timestamp())}
     return {"video_status": "ready", "processing_progress": 100, "uploading_phase": uploading,
             "processing_phase": {"status": "complete"}, "publishing_phase": publishing}
 

@@ -46,16 +46,22 @@ def fb_server():
         yield server
 
 
-@pytest.fixture
-def emulator(fb_server):
-    fb_server.reset()
-    fb_server.set_clock(START)
-    fb_server.consent_as(USER)
-    user = fb_server._users[USER]
+def fresh(server: FacebookEmulator, now) -> FacebookEmulator:
+    """The emulator as a test starts with it: reset, its clock at `now`, its one user
+    consenting and managing its one Page (a reset keeps users as they are), its limits."""
+    server.reset()
+    server.set_clock(now)
+    server.consent_as(USER)
+    user = server._users[USER]
     user.pages = {PAGE: FacebookEmulator.DEFAULT_USER.pages[PAGE]}
     user.declined, user.granted_pages = frozenset(), None
-    fb_server.configure(reel_limit=30, processing_seconds={"video": 5.0, "reel": 3.0})
-    yield fb_server
+    server.configure(reel_limit=30, processing_seconds={"video": 5.0, "reel": 3.0})
+    return server
+
+
+@pytest.fixture
+def emulator(fb_server):
+    yield fresh(fb_server, START)
     assert not fb_server.errors, fb_server.errors[0]
 
 
@@ -692,3 +698,14 @@ def test_a_worker_killed_after_any_save_of_a_reel_leaves_one_reel_and_one_commen
     published = [v for v in videos(emulator) if v["published"]]
     assert len(published) == 1 and done.outcome.external_url.endswith(f"/reel/{published[0]['id']}/")
     assert [c.message for c in emulator.comments[published[0]["id"]]] == ["c"]
+
+
+def test_a_video_whose_status_can_no_longer_be_read_fails_saying_it_may_be_out(step, job, clocks, emulator, media):
+    first = facebook.publish(step(), job("a clip", video(media, "landscape.mp4")))
+    assert isinstance(first, Wait) and len(videos(emulator)) == 1
+    emulator.revoke(USER, 460)
+    clocks.to(first.until)
+    done = facebook.publish(step(), dataclasses.replace(job("a clip", video(media, "landscape.mp4")),
+                                                        state=first.state))
+    assert done.outcome.error_code == "unknown_platform_error"
+    assert "Facebook may have published it all the same" in done.outcome.error_message

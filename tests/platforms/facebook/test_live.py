@@ -26,7 +26,7 @@ from ...threads_world import (  # noqa: F401 (fixtures)
 )
 from ..live import connected_account, insecure_urls, stored, uploader  # noqa: F401 (fixtures)
 from ..threads.test_live import publish_with_a_death
-from .test_adapter import FACEBOOK_ROWS, GRAPH_ROWS, PAGE, PAGE_NAME, USER, error_row, thirty_reels
+from .test_adapter import FACEBOOK_ROWS, GRAPH_ROWS, PAGE, PAGE_NAME, USER, error_row, fresh, thirty_reels
 
 FB_APP = App("fb-app-id", "fb-app-secret")
 
@@ -51,14 +51,7 @@ def live(app, stand) -> str:
 def fb(fb_server, live, clock):
     """The emulator, its clock at the test's, the app's redirect URI registered, its one
     user managing its one Page."""
-    fb_server.reset()
-    fb_server.set_clock(clock.now)
-    user = fb_server._users[USER]
-    user.pages = {PAGE: FacebookEmulator.DEFAULT_USER.pages[PAGE]}
-    user.declined, user.granted_pages = frozenset(), None
-    fb_server.consent_as(USER)
-    fb_server.configure(reel_limit=30)
-    fb_server.redirect_uris = {f"{live}/connect/facebook/callback"}
+    fresh(fb_server, clock.now).redirect_uris = {f"{live}/connect/facebook/callback"}
     yield fb_server
     assert not fb_server.errors, fb_server.errors[0]
 

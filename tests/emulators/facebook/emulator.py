@@ -79,8 +79,9 @@ class FacebookEmulator(FacebookLogin, FacebookPublishing, FacebookVideos, Emulat
             add_user=self.add_user, add_page=self.add_page, remove_role=self.remove_role, decline=self.decline,
             select_pages=self.select_pages, next_user=self.next_user, consent_as=self.consent_as,
             deny_consent=self.deny_consent, issue_token=self.issue_token, page_token=self.page_token,
-            revoke=self.revoke, expire_user_tokens=self.expire_user_tokens, exhaust=self.exhaust, block=self.block,
-            unthrottle=self.unthrottle, fail_graph=self.fail_graph, fail_next_video=self.fail_next_video,
+            revoke=self.revoke, take_back=self.take_back, expire_user_tokens=self.expire_user_tokens,
+            exhaust=self.exhaust, block=self.block, unthrottle=self.unthrottle, fail_graph=self.fail_graph,
+            fail_next_video=self.fail_next_video,
             cut_next_upload=self.cut_next_upload, configure=self.configure, clear_faults=self.clear_faults,
         )
         self.views.update(users=lambda: self.users, pages=lambda: self.pages, posts=lambda: self.posts,

@@ -87,6 +87,15 @@ class FacebookLogin(GraphOAuth):
                 self._users[uid].app_installed = False
             return revoke_where(self._tokens, lambda t: t.user_id == uid)
 
+    def take_back(self, user: str, permission: str) -> int:
+        """The user removes one permission from the app (in Facebook's settings): every token
+        of theirs, user and Page tokens, loses it."""
+        with self.lock:
+            hit = [t for t in self._tokens.values() if t.user_id == str(user) and permission in t.scopes]
+            for token in hit:
+                self._tokens[token.value] = dataclasses.replace(token, scopes=token.scopes - {permission})
+            return len(hit)
+
     def expire_user_tokens(self, user: str | None = None) -> int:
         """The user's user tokens expire now (Page tokens read with a long-lived one do not)."""
         uid = str(user or self._consenting)

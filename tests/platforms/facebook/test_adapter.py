@@ -52,9 +52,12 @@ def fresh(server: FacebookEmulator, now) -> FacebookEmulator:
     server.reset()
     server.set_clock(now)
     server.consent_as(USER)
-    user = server._users[USER]
-    user.pages = {PAGE: FacebookEmulator.DEFAULT_USER.pages[PAGE]}
-    user.declined, user.granted_pages = frozenset(), None
+    [user] = [u for u in server.users if u.id == USER]
+    for page_id in set(user.pages) - {PAGE}:
+        server.remove_role(USER, page_id)
+    server.add_page(USER, PAGE_NAME, PAGE)  # its role and every task again
+    server.decline(USER, [])
+    server.select_pages(USER, None)
     server.configure(reel_limit=30, processing_seconds={"video": 5.0, "reel": 3.0})
     return server
 

@@ -10,8 +10,6 @@ any call.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 import requests
 
@@ -229,17 +227,15 @@ def test_each_facebook_condition_through_the_engine_ends_in_its_code_and_expires
 
 
 def test_a_permission_taken_back_expires_the_account_at_its_token_check(live, headers, account, fb, rt, clock):
-    # The Page token no longer grants pages_manage_posts: the post is refused (#200), the
-    # token check the refusal earns says so, and the account expires.
-    fb.fail("POST", rf"/{PAGE}/feed$", 403, {"error": {"message": "(#200) If posting to a page, requires both "
-                                                                  "pages_read_engagement and pages_manage_posts",
-                                                       "type": "OAuthException", "code": 200}}, times=None)
-    token = fb._tokens[page_token_of(rt, account)]
-    fb._tokens[token.value] = dataclasses.replace(token, scopes=frozenset({"pages_show_list"}))
+    # The person removes pages_manage_posts from the app: the post is refused (#200), the
+    # token check the refusal earns says the token no longer grants it, and the account
+    # expires.
+    fb.take_back(USER, "pages_manage_posts")
     post = upload(live, headers, "hello")
     run_queue(rt, clock)
-    assert only_target(live, headers, post["id"])["error_code"] == "platform_auth_expired"
-    assert stored(account).status == "expired"
+    failed = only_target(live, headers, post["id"])
+    assert failed["error_code"] == "platform_auth_expired" and "pages_manage_posts" in failed["error_message"]
+    assert stored(account).status == "expired" and posts(fb) == []
 
 
 @pytest.mark.parametrize("row, call, body, kind, code", GRAPH_ROWS, ids=[r[0] for r in GRAPH_ROWS])

@@ -13,6 +13,7 @@ from .description import Platform
 # The packages, one a line: adding a platform adds its line (docs/adding-a-platform.md).
 PACKAGES = (
     "bluesky",
+    "facebook",
     "instagram",
     "linkedin",
     "threads",

@@ -167,17 +167,17 @@ class EmulatorServer:
             self._rules.append(rule)
         return rule
 
-    def advance(self, seconds: float) -> dt.datetime:
-        return self.clock.advance(seconds)
-
     def configure(self, **settings) -> dict:
-        """Change any of the constructor's settings, from now; they stay through `reset`.
-        An emulator offers it as a control where its settings may change."""
+        """Change any of the constructor's settings (a public attribute that is no method)
+        from now; an emulator that offers it registers it among its controls."""
         for name, value in settings.items():
             if name.startswith("_") or not hasattr(self, name) or callable(getattr(self, name)):
                 raise KeyError(f"no setting {name}")
             setattr(self, name, value)
         return settings
+
+    def advance(self, seconds: float) -> dt.datetime:
+        return self.clock.advance(seconds)
 
     def set_clock(self, now: dt.datetime | str) -> dt.datetime:
         return self.clock.set(now)

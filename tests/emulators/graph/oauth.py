@@ -54,6 +54,7 @@ class GraphOAuth(Consent):
     MORE_SCOPES: tuple[str, ...] = ()
     GRANT_PREFIX = ""  # grant_type is <prefix>_exchange_token for GET /access_token, <prefix>_refresh_token
     CODE_TTL = dt.timedelta(hours=1)
+    SHORT_LIVED, LONG_LIVED = SHORT_LIVED, LONG_LIVED  # a token's lifetime as the code, then the exchange, give it
     MISSING_TOKEN = (190, "Invalid OAuth access token - Cannot parse access token")  # (code, message)
     UNKNOWN_TOKEN = (190, "Invalid OAuth access token - Cannot parse access token")
     REVOKED_TOKEN = (460, SESSION_INVALIDATED)  # (subcode, message; {client_id} is filled in)
@@ -68,6 +69,11 @@ class GraphOAuth(Consent):
     def _code_answer(self, token: Token) -> dict:
         """The code exchange's answer for a new short-lived token."""
         raise NotImplementedError
+
+    def _granted(self, user_id: str, scopes: frozenset) -> frozenset:
+        """What the consenting user grants of the scopes asked for: all of them, unless a
+        platform lets its users decline some."""
+        return scopes
 
     def _param_error(self, message: str, *, subcode: int | None = None) -> GraphError:
         return GraphError(message, code=100, subcode=subcode, type=self.PARAM_ERROR_TYPE)
@@ -107,7 +113,7 @@ class GraphOAuth(Consent):
     def _issue(self, user_id: str, long_lived: bool, scopes: frozenset) -> Token:
         now = self.clock.now()
         token = Token(self.TOKEN_PREFIX + secrets.token_urlsafe(48), user_id, long_lived, scopes, now,
-                      now + (LONG_LIVED if long_lived else SHORT_LIVED))
+                      now + (self.LONG_LIVED if long_lived else self.SHORT_LIVED))
         self._tokens[token.value] = token
         return token
 
@@ -138,8 +144,8 @@ class GraphOAuth(Consent):
             return Response.redirect(with_query(redirect_uri, answer, fragment="_"))
         scopes = frozenset(s.strip() for s in p["scope"].replace(" ", ",").split(",") if s.strip())
         with self.lock:
-            code = Code(secrets.token_urlsafe(32), self._consenting, redirect_uri, scopes,
-                        self.clock.now() + self.CODE_TTL)
+            code = Code(secrets.token_urlsafe(32), self._consenting, redirect_uri,
+                        self._granted(self._consenting, scopes), self.clock.now() + self.CODE_TTL)
             self._codes[code.value] = code
         return Response.redirect(with_query(redirect_uri, {"code": code.value, **answer}, fragment="_"))
 

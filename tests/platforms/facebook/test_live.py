@@ -104,6 +104,23 @@ def test_connecting_a_person_with_one_page_adds_that_page_named_by_its_name(brow
     assert page_token["expires_at"] is None  # read with the 60-day user token: it does not expire
 
 
+def test_a_person_with_several_pages_picks_one_on_the_connect_page_and_that_page_is_connected(
+        browser, live, headers, fb, rt, clock):
+    second = fb.add_page(USER, "Emu Cafe")
+    picker = browser.get(connect_link(live, headers, "facebook"), timeout=10)
+    assert picker.status_code == 200 and "<h1>Choose the Page to connect</h1>" in picker.text
+    assert f'value="{PAGE}" required> {PAGE_NAME}' in picker.text and f'value="{second.id}" required> Emu Cafe' in picker.text
+    assert accounts(live, headers) == []
+    token = picker.text.split('name="pick" value="', 1)[1].split('"', 1)[0]
+    done = browser.post(f"{live}/connect/facebook", data={"pick": token, "page_id": second.id}, timeout=10)
+    assert query_of(done.url)["status"] == "connected"
+    [listed] = accounts(live, headers)
+    assert (listed["username"], stored(listed["id"]).platform_user_id) == ("Emu Cafe", second.id)
+    upload(live, headers, "Hello from the cafe")
+    run_queue(rt, clock)
+    assert [p.message for p in fb.posts.get(second.id, [])] == ["Hello from the cafe"] and not fb.posts.get(PAGE)
+
+
 def test_the_login_asks_for_the_page_permissions(browser, live, headers, fb):
     to_platform = browser.get(connect_link(live, headers, "facebook"), allow_redirects=False, timeout=10)
     assert query_of(to_platform.headers["location"])["scope"] == (

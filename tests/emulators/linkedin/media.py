@@ -9,7 +9,7 @@ import hashlib
 import secrets
 from typing import Any
 
-from ..media import sniff
+from ..media import mp4_seconds, sniff
 from ..wire import Request, Response
 from .state import AVAILABLE, PROCESSING, PROCESSING_FAILED, WAITING_UPLOAD, Image, RestError, Video
 
@@ -18,31 +18,6 @@ UPLOAD_URL_TTL = dt.timedelta(hours=1)  # [U]
 IMAGE_FORMATS = ("jpeg", "png", "gif")
 IMAGE_PIXELS = 36_152_320
 UPLOADS = "https://www.linkedin.com/dms-uploads/"
-
-
-def mp4_seconds(data: bytes) -> float | None:
-    """The duration in an MP4's `moov`/`mvhd` box, or None."""
-    at = 0
-    while at + 8 <= len(data):
-        size, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
-        if size < 8:
-            return None
-        if kind == b"moov":
-            inner, end = at + 8, at + size
-            while inner + 8 <= end:
-                inner_size, inner_kind = int.from_bytes(data[inner:inner + 4], "big"), data[inner + 4:inner + 8]
-                if inner_size < 8:
-                    return None
-                if inner_kind == b"mvhd":
-                    body = data[inner + 8:inner + inner_size]
-                    if body[:1] == b"\x01":
-                        scale, duration = int.from_bytes(body[20:24], "big"), int.from_bytes(body[24:32], "big")
-                    else:
-                        scale, duration = int.from_bytes(body[12:16], "big"), int.from_bytes(body[16:20], "big")
-                    return duration / scale if scale else None
-                inner += inner_size
-        at += size
-    return None
 
 
 class LinkedInMedia:

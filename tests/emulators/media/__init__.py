@@ -192,6 +192,31 @@ def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom") -> bytes
     return box(b"ftyp", brand + b"\x00\x00\x02\x00" + brand + b"mp41") + box(b"moov", box(b"mvhd", mvhd))
 
 
+def mp4_seconds(data: bytes) -> float | None:
+    """The duration in an MP4's `moov`/`mvhd` box, or None."""
+    at = 0
+    while at + 8 <= len(data):
+        size, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
+        if size < 8:
+            return None
+        if kind == b"moov":
+            inner, end = at + 8, at + size
+            while inner + 8 <= end:
+                inner_size, inner_kind = int.from_bytes(data[inner:inner + 4], "big"), data[inner + 4:inner + 8]
+                if inner_size < 8:
+                    return None
+                if inner_kind == b"mvhd":
+                    body = data[inner + 8:inner + inner_size]
+                    if body[:1] == b"\x01":
+                        scale, duration = int.from_bytes(body[20:24], "big"), int.from_bytes(body[24:32], "big")
+                    else:
+                        scale, duration = int.from_bytes(body[12:16], "big"), int.from_bytes(body[16:20], "big")
+                    return duration / scale if scale else None
+                inner += inner_size
+        at += size
+    return None
+
+
 def webm_bytes() -> bytes:
     """The EBML header of a WebM file (DocType `webm`), then an empty Segment: enough for a sniffer."""
     doc_type = b"\x42\x82\x84webm" + b"\x42\x87\x81\x04" + b"\x42\x85\x81\x02"  # DocType, its versions

@@ -15,6 +15,7 @@ PACKAGES = (
     "bluesky",
     "instagram",
     "linkedin",
+    "pinterest",
     "threads",
     "tiktok",
     "x",

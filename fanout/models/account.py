@@ -26,6 +26,14 @@ def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None
     return list(query.order_by(Account.created_at.desc(), Account.id.desc()))
 
 
+def get_account(workspace_id: str, account_id: str) -> Account:
+    """The workspace's account of that id; NotFound otherwise."""
+    account = Account.get_or_none((Account.id == account_id) & (Account.workspace == workspace_id))
+    if account is None:
+        raise NotFound("no such account in this workspace")
+    return account
+
+
 def connect_account(
     rt,
     workspace_id: str,

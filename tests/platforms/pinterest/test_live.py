@@ -100,6 +100,25 @@ def test_connecting_the_same_user_again_is_the_same_account(browser, live, heade
     assert connect(browser, live, headers, "pinterest")["account_id"] == first and len(accounts(live, headers)) == 1
 
 
+def board_list(live, headers, account: str) -> dict:
+    answer = requests.get(f"{live}/v1/accounts/{account}/boards", headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_the_accounts_boards_read_at_connect_are_readable_through_the_api(browser, live, headers, pin, clock):
+    recipes = pin.add_board("Recipes")
+    account = connected_account(browser, live, headers, "pinterest")
+    [first, _] = pin.boards[USER]
+    assert board_list(live, headers, account) == {"data": [
+        {"id": first.id, "name": f"{USERNAME}'s board", "privacy": "public"},
+        {"id": recipes.id, "name": "Recipes", "privacy": "public"}], "read_at": clock.now.strftime(
+            "%Y-%m-%dT%H:%M:%S.000Z")}
+    calls = len(pin.calls)
+    board_list(live, headers, account)
+    assert len(pin.calls) == calls  # Pinterest is not asked
+
+
 # --- publishing ----------------------------------------------------------------------------
 
 def test_an_image_pin_publishes_with_its_board_title_link_and_alt_text(live, headers, account, pin, media, rt, clock):
@@ -200,6 +219,7 @@ def test_the_token_is_refreshed_a_day_before_its_30_days_and_the_boards_read_aga
     assert rt.keyring.decrypt(after.refresh_token) != rt.keyring.decrypt(before.refresh_token)
     answer = upload(live, headers, "where now?", [photo(media)], expect=400)  # two boards known now
     assert "has 2 boards" in answer["error"]["message"]
+    assert [b["name"] for b in board_list(live, headers, account)["data"]] == [f"{USERNAME}'s board", "Made since"]
     board = pin.boards[USER][1].id
     post = upload(live, headers, "with the renewed token", [photo(media)],
                   overrides={"pinterest": {"options": {"board_id": board}}})

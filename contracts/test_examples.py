@@ -233,12 +233,14 @@ class World:
 
 @pytest.fixture
 def world(client, auth, rt, clock, resolver, httpserver) -> World:
-    """Sandbox accounts on x and threads, a webhook on a loopback receiver, a post published
-    to the x account with an image, the event of it delivered, and a queue worker's heartbeat."""
+    """Sandbox accounts on x, threads and pinterest, a webhook on a loopback receiver, a post
+    published to the x account with an image, the event of it delivered, and a queue
+    worker's heartbeat."""
     resolver.names["localhost"] = ["127.0.0.1"]
     httpserver.expect_request("/hook").respond_with_data("ok")
     account = connect_sandbox_account(client, auth, "x")
     connect_sandbox_account(client, auth, "threads")  # the text-only upload example goes to x and threads
+    pinterest = connect_sandbox_account(client, auth, "pinterest")  # the one with boards
     hook = client.post("/v1/webhooks", headers=auth,
                        json={"url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed"]})
     assert hook.status_code == 201, hook.text
@@ -252,15 +254,18 @@ def world(client, auth, rt, clock, resolver, httpserver) -> World:
     connected = client.get("/v1/events", headers=auth, params={"account_id": account["id"], "type": "account.connected"})
     ids = {"accounts": account["id"], "posts": post.json()["id"], "webhooks": hook.json()["id"],
            "events": connected.json()["data"][0]["id"]}
-    return World(client, auth, ids, rt, clock, {"delivery_id": delivery["id"]})
+    return World(client, auth, ids, rt, clock, {"delivery_id": delivery["id"], "pinterest": pinterest["id"]})
 
 
 EDITS = ("update_post", "delete_post")  # of a post none of whose targets has started
+ON_PINTEREST = ("list_account_boards",)  # of an account with boards; the world's x account has none (422)
 
 
 def meet_success(world: World, op: Operation, status: str, settings, free):
     if op.id in EDITS:
         return [world.request(op, path_id=world.pending_post())]
+    if op.id in ON_PINTEREST:
+        return [world.request(op, path_id=world.params["pinterest"])]
     return [world.request(op)] if op.id != "create_post" else [
         world.request(op, body=world.with_real_ids(value)) for _, value in examples_of(op.body())]
 
@@ -331,6 +336,8 @@ def meet_422(world, op, status, settings, free):
         with db.connection_context():
             ws = create_workspace(world.rt, "Live", "FREE")
         return [world.request(op, headers=bearer(make_key(world.rt, ws.id, "live")))]
+    if op.id in ON_PINTEREST:  # the world's x account
+        return [world.request(op)]
     if op.id == "update_post":  # five images to x, which takes four
         five = [{"url": f"https://cdn.example.com/{n}.jpg", "type": "image"} for n in range(5)]
         return [world.request(op, path_id=world.pending_post(), body={"media": five})]
@@ -507,5 +514,7 @@ def test_every_request_example_is_accepted_now_and_far_ahead(world, op, body, ye
             "scheduled_at": f"{world.clock.now + dt.timedelta(hours=1):%Y-%m-%dT%H:%M:%SZ}"})
         assert pending.status_code == 201, pending.text
         path_id = pending.json()["id"]
+    if op.id in ON_PINTEREST:
+        path_id = world.params["pinterest"]
     answer = world.request(op, path_id=path_id, body=None if body is None else world.with_real_ids(body))
     assert 200 <= answer.status_code < 300, answer.text

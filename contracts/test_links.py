@@ -143,6 +143,8 @@ def world(client, auth, rt, clock, httpserver):
     rt.outbound = ExampleEndpoints(rt.outbound)
     httpserver.expect_request("/hook").respond_with_data("ok")
     accounts = {p: connect_sandbox_account(client, auth, p) for p in ("x", "threads", "instagram", "tiktok")}
+    clock.advance(seconds=1)  # Pinterest's the newest: the first account listed, whose boards a link reads
+    accounts["pinterest"] = connect_sandbox_account(client, auth, "pinterest")
     hook = client.post("/v1/webhooks", headers=auth,
                        json={"url": httpserver.url_for("/hook"), "events": ["post.completed", "post.failed"]})
     assert hook.status_code == 201, hook.text

@@ -317,13 +317,15 @@ def _pick(rt, platform: str, token: str, choices: Choices, error: str | None = N
 
 def _kept(grant: Grant) -> dict:
     return {"access_token": grant.access_token, "refresh_token": grant.refresh_token, "user_id": grant.user_id,
-            "username": grant.username, "expires_at": grant.expires_at.isoformat() if grant.expires_at else None}
+            "username": grant.username, "expires_at": grant.expires_at.isoformat() if grant.expires_at else None,
+            "details": dict(grant.details) if grant.details is not None else None}
 
 
 def _choices(kept: dict) -> Choices:
     grants = tuple(Grant(access_token=g["access_token"], refresh_token=g["refresh_token"], user_id=g["user_id"],
                          username=g["username"],
-                         expires_at=_dt.datetime.fromisoformat(g["expires_at"]) if g["expires_at"] else None)
+                         expires_at=_dt.datetime.fromisoformat(g["expires_at"]) if g["expires_at"] else None,
+                         details=g.get("details"))
                    for g in kept["grants"])
     return Choices(kept["field"], kept["noun"], grants)
 
@@ -339,6 +341,7 @@ def connected(rt, session, adapter, grant: Grant) -> Redirect:
                 platform_user_id=grant.user_id, username=grant.username,
                 access_token=grant.access_token, refresh_token=grant.refresh_token,
                 token_expires_at=grant.expires_at, refresh_at=refresh_at(adapter, grant, rt.now(), rt.randbytes),
+                details=grant.details,
             )
         except PlanLimitExceeded:
             # A new platform user at the cap: the URL was given because the flow might have

@@ -25,6 +25,12 @@ def account_view(account) -> dict:
     }
 
 
+def boards_view(boards: list[dict], read_at) -> dict:
+    """`BoardList`: a Pinterest account's boards as kept on it."""
+    return {"data": [{"id": b["id"], "name": b["name"], "privacy": b["privacy"]} for b in boards],
+            "read_at": isoformat(read_at)}
+
+
 def target_view(target, post) -> dict:
     """`Target`, with the caption and media it publishes where they are not its post's."""
     content = post.content_for(target.platform) if post.overrides else None

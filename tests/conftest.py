@@ -21,6 +21,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import random
 import socket
 import ssl
 import subprocess
@@ -532,6 +533,7 @@ def upload_post(client, auth, **body) -> dict:
 
 
 _port_holders: list[socket.socket] = []
+_PORTS = random.SystemRandom()  # where free_ports looks: not the run's seeded randomness
 
 
 def free_port() -> int:
@@ -551,10 +553,14 @@ def free_port() -> int:
 
 def free_ports(count: int) -> int:
     """The first of `count` consecutive loopback ports, each held as `free_port` holds its
-    own: for a command that takes a first port and uses the ones after it."""
-    for _ in range(50):
-        first, held = free_port(), []
-        for port in range(first + 1, first + count):
+    own: for a command that takes a first port and uses the ones after it. Looked for below
+    the system's ephemeral range, where no connection's own port (nor its TIME_WAIT, which
+    a busy suite leaves by the thousand) lies between them."""
+    low, _ = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()) \
+        if Path("/proc/sys/net/ipv4/ip_local_port_range").exists() else (32768, 60999)
+    for _ in range(200):
+        first, held = _PORTS.randrange(10_000, max(10_001, low - count)), []
+        for port in range(first, first + count):
             # Bound without SO_REUSEADDR first: that fails while any socket holds the port,
             # another session's holders too.
             probe = socket.socket()

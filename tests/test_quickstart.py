@@ -117,16 +117,17 @@ class Shell:
         return self.proc.wait(40)
 
 
-# The README's ports: the API, the webhook receiver, and the emulators' nine from 9200 on
-# (eight platforms and the media server).
-PORTS = ["8000", "9000", "9200", "9201", "9202", "9203", "9204", "9205", "9206", "9207", "9208"]
+# The README's ports: the API, the webhook receiver, and the emulators' from 9200 on (each
+# platform's, then the media server's).
+EMULATOR_PORTS = [str(port) for port in range(9200, 9210)]
+PORTS = ["8000", "9000", *EMULATOR_PORTS]
 
 
 def with_free_ports(text: str) -> str:
-    """`text` with each of the README's ports replaced by a free one (the emulators' nine
+    """`text` with each of the README's ports replaced by a free one (the emulators'
     consecutive, as `all --port` takes them), all at once."""
-    emulators = free_ports(9)
-    free = dict(zip(PORTS, [free_port(), free_port(), *range(emulators, emulators + 9)]))
+    emulators = free_ports(len(EMULATOR_PORTS))
+    free = dict(zip(PORTS, [free_port(), free_port(), *range(emulators, emulators + len(EMULATOR_PORTS))]))
     return re.sub(r"\b(" + "|".join(PORTS) + r")\b", lambda m: str(free[m.group(1)]), text)
 
 
@@ -249,11 +250,11 @@ def test_live_mode_on_one_machine_works_as_pasted(quickstart):
 
 
 def test_the_readmes_ports_are_replaced_whole_and_at_once():
-    text = "8000 9000 9200 9201 9202 9203 9204 9205 9206 9207 9208 18000 92001"
+    text = " ".join(PORTS) + " 18000 92001"
     replaced = with_free_ports(text).split()
-    api, receiver, *emulators = map(int, replaced[:11])
-    assert emulators == list(range(emulators[0], emulators[0] + 9))
-    assert len({api, receiver, *emulators}) == 11 and replaced[11:] == ["18000", "92001"]
+    api, receiver, *emulators = map(int, replaced[:len(PORTS)])
+    assert emulators == list(range(emulators[0], emulators[0] + len(EMULATOR_PORTS)))
+    assert len({api, receiver, *emulators}) == len(PORTS) and replaced[len(PORTS):] == ["18000", "92001"]
 
 
 def test_expected_lines_match_with_dots_standing_for_anything():

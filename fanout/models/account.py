@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
+from typing import Any, Mapping
 
 from ..problems import NotFound
 from . import caps
@@ -24,6 +26,14 @@ def list_accounts(workspace_id: str, *, platform=None, status=None, sandbox=None
     return list(query.order_by(Account.created_at.desc(), Account.id.desc()))
 
 
+def get_account(workspace_id: str, account_id: str) -> Account:
+    """The workspace's account of that id; NotFound otherwise."""
+    account = Account.get_or_none((Account.id == account_id) & (Account.workspace == workspace_id))
+    if account is None:
+        raise NotFound("no such account in this workspace")
+    return account
+
+
 def connect_account(
     rt,
     workspace_id: str,
@@ -36,12 +46,14 @@ def connect_account(
     refresh_token: str | None = None,
     token_expires_at: _dt.datetime | None = None,
     refresh_at: _dt.datetime | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> Account:
     """Add the account, or refresh it if this platform user is already in the workspace,
     recording `account.connected` either way (its deliveries are sent once the outermost
     transaction commits).
 
-    `refresh_at`: when the periodic task should refresh its token (None: never)."""
+    `refresh_at`: when the periodic task should refresh its token (None: never).
+    `details`: what the platform said of it (Grant.details); None keeps what is stored."""
     encrypt = rt.keyring.encrypt
     tokens = dict(
         access_token=encrypt(access_token) if access_token else None,
@@ -49,6 +61,8 @@ def connect_account(
         token_expires_at=token_expires_at,
         refresh_at=refresh_at,
     )
+    if details is not None:
+        tokens["details"] = stored_details(details)
     with write_transaction():
         lock_log(workspace_id)  # first, before any row: this transaction records an event
         workspace = lock_workspace(workspace_id)
@@ -75,6 +89,16 @@ def connect_account(
             created_at=now,
             **tokens,
         ))
+
+
+def stored_details(details: Mapping[str, Any]) -> str:
+    """Grant.details as the account's column keeps them."""
+    return json.dumps(dict(details), separators=(",", ":"), sort_keys=True)
+
+
+def details_of(account: Account) -> dict | None:
+    """What the platform said of the account (Grant.details), or None when it said nothing."""
+    return json.loads(account.details) if account.details else None
 
 
 def _connected(rt, account: Account) -> Account:

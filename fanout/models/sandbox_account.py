@@ -11,7 +11,8 @@ from .workspace import lock_workspace
 
 
 def connect_sandbox_account(rt, session) -> Account:
-    """Complete a sandbox connect flow: a new active account, `sandbox_<platform>_<n>`."""
+    """Complete a sandbox connect flow: a new active account, `sandbox_<platform>_<n>`, with
+    what its platform says a sandbox account has (`Platform.sandbox_details`)."""
     with write_transaction():
         lock_log(session.workspace_id)  # first: connect_account records account.connected
         lock_workspace(session.workspace_id)
@@ -22,6 +23,7 @@ def connect_sandbox_account(rt, session) -> Account:
             )
         }
         user_id, username = sandbox_identity(taken, session.platform)
+        details = rt.platforms[session.platform].sandbox_details
         return connect_account(
             rt,
             session.workspace_id,
@@ -31,4 +33,5 @@ def connect_sandbox_account(rt, session) -> Account:
             username=username,
             # A token like a real platform's, so sandbox accounts take the same paths.
             access_token="sbx_" + random_base62(40, rt.randbytes),
+            details=details(user_id, rt.now()) if details is not None else None,
         )

@@ -10,6 +10,7 @@ import datetime as _dt
 import logging
 
 from ..platforms.base import Grant
+from .account import stored_details
 from .db import write_transaction
 from .event import lock_log, record_event
 from .tables.account import Account
@@ -49,7 +50,8 @@ def claim_refresh(account_id: str, now: _dt.datetime) -> bool:
 
 def store_grant(rt, account_id: str, grant: Grant, refresh_at: _dt.datetime | None) -> bool:
     """Save refreshed tokens at once (a rotated refresh token is stored before it is used)
-    and release the hold; a grant without a refresh token keeps the stored one."""
+    and release the hold; a grant without a refresh token keeps the stored one, one without
+    details the stored details."""
     changes = dict(
         access_token=rt.keyring.encrypt(grant.access_token),
         token_expires_at=grant.expires_at,
@@ -58,6 +60,8 @@ def store_grant(rt, account_id: str, grant: Grant, refresh_at: _dt.datetime | No
     )
     if grant.refresh_token:
         changes["refresh_token"] = rt.keyring.encrypt(grant.refresh_token)
+    if grant.details is not None:
+        changes["details"] = stored_details(grant.details)
     with write_transaction():
         return bool(Account.update(**changes).where(Account.id == account_id).execute())
 

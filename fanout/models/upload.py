@@ -18,6 +18,7 @@ from ..outbound.guard import UnsafeURL, parse_url
 from ..problems import AccountNotConnected, InvalidRequest, SandboxKeyNotAllowed, UnsupportedMedia
 from ..times import UTC, isoformat, parse_timestamp
 from . import caps
+from .account import details_of
 from .db import Compiled, CompiledInsert, write_transaction
 from .post import derive_status
 from .tables.account import Account
@@ -198,9 +199,10 @@ def resolve_destinations(workspace_id: str, draft: Draft) -> list[Account]:
 def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
     """Overrides only for the platforms the post reaches (400); something to publish on each
     platform, the post's, each thread part and the first comment, and nothing its rules
-    refuse outright (400); each platform's
-    media (of `platforms`, the runtime's), the post's or its override's and its thread's,
-    as far as the request shows (422)."""
+    refuse outright (400); what each destination account's stored details show its
+    platform's content lacks (400, `Platform.account_problem`: a Pinterest board to pin
+    to); each platform's media (of `platforms`, the runtime's), the post's or its
+    override's and its thread's, as far as the request shows (422)."""
     reached = list(dict.fromkeys(a.platform for a in destinations))
     for platform in draft.overrides:
         if platform not in reached:
@@ -211,6 +213,11 @@ def check_content(platforms, destinations: list[Account], draft: Draft) -> None:
     problem = empty_problem(contents) or refused_problem(contents)
     if problem:
         raise InvalidRequest(problem)
+    for account in destinations:
+        check = platforms[account.platform].account_problem
+        problem = check(contents[account.platform][1].options, details_of(account), account.id) if check else None
+        if problem:
+            raise InvalidRequest(problem)
     for rules, content in contents.values():
         problem = media_problem(rules, content)
         if problem:

@@ -16,6 +16,7 @@ PACKAGES = (
     "facebook",
     "instagram",
     "linkedin",
+    "pinterest",
     "threads",
     "tiktok",
     "x",

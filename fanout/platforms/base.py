@@ -110,7 +110,10 @@ class Grant:
     """Tokens and the identity a platform granted, from a connect flow or a refresh.
 
     `refresh_token` None means the platform did not send one: the stored one is kept
-    (a refresh never replaces a refresh token with nothing).
+    (a refresh never replaces a refresh token with nothing). `details`: what the platform
+    said of the account that the service's rules read without asking it (a Pinterest
+    account's boards: `Platform.account_problem`), a JSON object kept on the account; None
+    keeps what is stored.
     """
 
     access_token: str = field(repr=False)
@@ -118,6 +121,7 @@ class Grant:
     expires_at: _dt.datetime | None = None
     user_id: str | None = None
     username: str | None = None
+    details: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

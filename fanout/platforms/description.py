@@ -48,6 +48,12 @@ class Platform:
     config: type = NoSettings
     hosts: tuple[str, ...] = ()  # the real hosts it calls, which FANOUT_PLATFORM_HOSTS may redirect
     errors: tuple[Rule, ...] = ()  # its error envelopes -> target error codes (fanout/platforms/mapping.py)
+    # `(options, details, account_id)`: why this platform's content cannot go to that account
+    # as far as the account's stored details show (Grant.details; None when it has none), a
+    # 400 at upload, on an edit and in a preflight (fanout/models/upload.py); or None.
+    account_problem: Callable[[Mapping[str, Any], Mapping[str, Any] | None, str], str | None] | None = None
+    # `(user_id, now)`: the details a sandbox account of this platform is given at its connect.
+    sandbox_details: Callable[[str, Any], Mapping[str, Any]] | None = None
 
     @property
     def env_prefix(self) -> str:

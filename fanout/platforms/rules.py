@@ -219,7 +219,8 @@ def _count(n: int, noun: str) -> str:
 
 
 def _choices(rules: PlatformRules) -> str:
-    """What a post to this platform may carry, e.g. "a video or 1-35 photos"."""
+    """What a post to this platform may carry, e.g. "a video or 1-35 photos" ("a video or an
+    image" where one image is the most)."""
     noun = rules.image_noun
     article = "an" if noun[0] in "aeiou" else "a"
     videos = "a video" if rules.max_videos == 1 else f"1-{rules.max_videos} videos"
@@ -229,4 +230,5 @@ def _choices(rules: PlatformRules) -> str:
         return f"{article} {noun}" if rules.max_images == 1 else f"1-{rules.max_images} {noun}s"
     if rules.mixed:
         return f"{article} {noun} or a video, or a carousel of 2-{rules.max_items} of them"
-    return f"{videos} or 1-{rules.max_images} {noun}s"
+    images = f"{article} {noun}" if rules.max_images == 1 else f"1-{rules.max_images} {noun}s"
+    return f"{videos} or {images}"

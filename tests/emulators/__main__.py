@@ -1,6 +1,6 @@
 """Run the emulators on their own: `python -m tests.emulators
-threads|instagram|x|tiktok|bluesky|linkedin|facebook|youtube --port 9200` for one, `all --port 9200`
-for the eight and a media server, `media` for the media server alone.
+threads|instagram|x|tiktok|bluesky|linkedin|facebook|youtube|pinterest --port 9200` for one, `all --port 9200`
+for every platform's and a media server, `media` for the media server alone.
 
 Prints where each listens and the settings that send Fanout to them, then serves until
 Ctrl-C (or SIGTERM). Their clock follows real time, so videos finish processing by
@@ -19,6 +19,7 @@ from .bluesky import __main__ as bluesky_command
 from .clock import EmulatorClock
 from .facebook import __main__ as facebook_command
 from .linkedin import __main__ as linkedin_command
+from .pinterest import __main__ as pinterest_command
 from .youtube import __main__ as youtube_command
 from .serving import stop_on_signals
 
@@ -111,6 +112,7 @@ PLATFORMS = {
     "linkedin": (linkedin_command.add_arguments, linkedin_command.build, linkedin_command.settings),
     "facebook": (facebook_command.add_arguments, facebook_command.build, facebook_command.settings),
     "youtube": (youtube_command.add_arguments, youtube_command.build, youtube_command.settings),
+    "pinterest": (pinterest_command.add_arguments, pinterest_command.build, pinterest_command.settings),
 }
 
 
@@ -133,7 +135,7 @@ def _media_server(args: argparse.Namespace, port: int):
 
 
 def _every_platform(parser: argparse.ArgumentParser, args: argparse.Namespace, clock: EmulatorClock) -> list:
-    """(name, server, how to read its settings) of the eight emulators, each with its
+    """(name, server, how to read its settings) of every platform's emulator, each with its
     defaults (TikTok pulling from the media server's host), and of the media server."""
     servers = []
     for offset, name in enumerate(EVERY_PLATFORM):
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--host", default="127.0.0.1")
         command.add_argument("--port", type=int, default=0, help="default: a free port")
         add_arguments(command)
-    every = commands.add_parser("all", help="the eight emulators and a media server, each with its defaults")
+    every = commands.add_parser("all", help="every platform's emulator and a media server, each with its defaults")
     every.add_argument("--host", default="127.0.0.1")
     every.add_argument("--port", type=int, default=9200,
                        help=f"the emulators on PORT and the ports after it, in the order {', '.join(EVERY_PLATFORM)}, "

@@ -27,6 +27,8 @@ class Account(BaseModel):
     refresh_claimed_until = DateTimeField(null=True)
     connected_at = DateTimeField()
     created_at = DateTimeField()
+    # JSON: what the platform said of the account that the rules read (Grant.details).
+    details = TextField(null=True)
 
     class Meta:
         indexes = (

@@ -243,6 +243,7 @@ def mp4_bytes(duration_seconds: float = 1.0, *, brand: bytes = b"isom", size: tu
     return box(b"ftyp", brand + b"\x00\x00\x02\x00" + brand + b"mp41") + box(b"moov", box(b"mvhd", mvhd) + track)
 
 
+
 def webm_bytes() -> bytes:
     """The EBML header of a WebM file (DocType `webm`), then an empty Segment: enough for a sniffer."""
     doc_type = b"\x42\x82\x84webm" + b"\x42\x87\x81\x04" + b"\x42\x85\x81\x02"  # DocType, its versions

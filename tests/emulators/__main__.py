@@ -1,6 +1,6 @@
 """Run the emulators on their own: `python -m tests.emulators
-threads|instagram|x|tiktok|bluesky|linkedin --port 9200` for one, `all --port 9200` for the
-six and a media server, `media` for the media server alone.
+threads|instagram|x|tiktok|bluesky|linkedin|mastodon --port 9200` for one, `all --port 9200`
+for every platform's and a media server, `media` for the media server alone.
 
 Prints where each listens and the settings that send Fanout to them, then serves until
 Ctrl-C (or SIGTERM). Their clock follows real time, so videos finish processing by
@@ -18,6 +18,7 @@ from pathlib import Path
 from .bluesky import __main__ as bluesky_command
 from .clock import EmulatorClock
 from .linkedin import __main__ as linkedin_command
+from .mastodon import __main__ as mastodon_command
 from .serving import stop_on_signals
 
 
@@ -104,9 +105,10 @@ PLATFORMS = {
           _emulator("x", "XEmulator", "XUser"), _settings("X")),
     "tiktok": (_tiktok_arguments, _emulator("tiktok", "TikTokEmulator", "TikTokUser", _tiktok_options),
                _tiktok_settings),
-    # These two have no app users of the shape above: their own commands say how they are built.
+    # These have no app users of the shape above: their own commands say how they are built.
     "bluesky": (bluesky_command.add_arguments, bluesky_command.build, bluesky_command.settings),
     "linkedin": (linkedin_command.add_arguments, linkedin_command.build, linkedin_command.settings),
+    "mastodon": (mastodon_command.add_arguments, mastodon_command.build, mastodon_command.settings),
 }
 
 
@@ -129,7 +131,7 @@ def _media_server(args: argparse.Namespace, port: int):
 
 
 def _every_platform(parser: argparse.ArgumentParser, args: argparse.Namespace, clock: EmulatorClock) -> list:
-    """(name, server, how to read its settings) of the six emulators, each with its
+    """(name, server, how to read its settings) of every platform's emulator, each with its
     defaults (TikTok pulling from the media server's host), and of the media server."""
     servers = []
     for offset, name in enumerate(EVERY_PLATFORM):
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--host", default="127.0.0.1")
         command.add_argument("--port", type=int, default=0, help="default: a free port")
         add_arguments(command)
-    every = commands.add_parser("all", help="the six emulators and a media server, each with its defaults")
+    every = commands.add_parser("all", help="every platform's emulator and a media server, each with its defaults")
     every.add_argument("--host", default="127.0.0.1")
     every.add_argument("--port", type=int, default=9200,
                        help=f"the emulators on PORT and the ports after it, in the order {', '.join(EVERY_PLATFORM)}, "

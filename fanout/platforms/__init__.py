@@ -15,6 +15,7 @@ PACKAGES = (
     "bluesky",
     "instagram",
     "linkedin",
+    "mastodon",
     "threads",
     "tiktok",
     "x",

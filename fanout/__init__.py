@@ -1,4 +1,4 @@
-"""Fanout: one post, fanned out to Bluesky, Instagram, LinkedIn, Threads, TikTok and X."""
+"""Fanout: one post, fanned out to Bluesky, Instagram, LinkedIn, Mastodon, Threads, TikTok and X."""
 from importlib.metadata import PackageNotFoundError, version
 
 from .no_test_client import defer_test_client

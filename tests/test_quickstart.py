@@ -117,16 +117,16 @@ class Shell:
         return self.proc.wait(40)
 
 
-# The README's ports: the API, the webhook receiver, and the emulators' seven from 9200 on
-# (six platforms and the media server).
-PORTS = ["8000", "9000", "9200", "9201", "9202", "9203", "9204", "9205", "9206"]
+# The README's ports: the API, the webhook receiver, and the emulators' eight from 9200 on
+# (seven platforms and the media server).
+PORTS = ["8000", "9000", "9200", "9201", "9202", "9203", "9204", "9205", "9206", "9207"]
 
 
 def with_free_ports(text: str) -> str:
-    """`text` with each of the README's ports replaced by a free one (the emulators' seven
+    """`text` with each of the README's ports replaced by a free one (the emulators' eight
     consecutive, as `all --port` takes them), all at once."""
-    emulators = free_ports(7)
-    free = dict(zip(PORTS, [free_port(), free_port(), *range(emulators, emulators + 7)]))
+    emulators = free_ports(8)
+    free = dict(zip(PORTS, [free_port(), free_port(), *range(emulators, emulators + 8)]))
     return re.sub(r"\b(" + "|".join(PORTS) + r")\b", lambda m: str(free[m.group(1)]), text)
 
 
@@ -225,7 +225,7 @@ def test_catching_up_after_downtime_works_as_pasted(quickstart):
 def test_live_mode_on_one_machine_works_as_pasted(quickstart):
     """After the quickstart: the emulators in a fourth shell, the server restarted in the
     first with their settings, then in the second a live account on each platform through
-    each emulator's consent (Bluesky's through Fanout's own form), one post to all six, completed, and one with each platform's
+    each emulator's consent (Bluesky's through Fanout's own form, Mastodon's after it), one post to all seven, completed, and one with each platform's
     own content, read back from the emulators."""
     emulators, server, trial, content = shell_blocks(section(quickstart.readme, "Live mode on one machine"))
     assert (emulators.shell, server.shell, trial.shell, content.shell) == (4, 1, 2, 2), \
@@ -249,11 +249,11 @@ def test_live_mode_on_one_machine_works_as_pasted(quickstart):
 
 
 def test_the_readmes_ports_are_replaced_whole_and_at_once():
-    text = "8000 9000 9200 9201 9202 9203 9204 9205 9206 18000 92001"
+    text = "8000 9000 9200 9201 9202 9203 9204 9205 9206 9207 18000 92001"
     replaced = with_free_ports(text).split()
-    api, receiver, *emulators = map(int, replaced[:9])
-    assert emulators == list(range(emulators[0], emulators[0] + 7))
-    assert len({api, receiver, *emulators}) == 9 and replaced[9:] == ["18000", "92001"]
+    api, receiver, *emulators = map(int, replaced[:10])
+    assert emulators == list(range(emulators[0], emulators[0] + 8))
+    assert len({api, receiver, *emulators}) == 10 and replaced[10:] == ["18000", "92001"]
 
 
 def test_expected_lines_match_with_dots_standing_for_anything():

@@ -1,4 +1,4 @@
-"""Fanout: one post, fanned out to Bluesky, Facebook, Instagram, LinkedIn, Pinterest, Threads, TikTok, X and YouTube."""
+"""Fanout: one post, fanned out to Bluesky, Facebook, Instagram, LinkedIn, Mastodon, Pinterest, Threads, TikTok, X and YouTube."""
 from importlib.metadata import PackageNotFoundError, version
 
 from .no_test_client import defer_test_client

@@ -119,7 +119,7 @@ class Shell:
 
 # The README's ports: the API, the webhook receiver, and the emulators' from 9200 on (each
 # platform's, then the media server's).
-EMULATOR_PORTS = [str(port) for port in range(9200, 9210)]
+EMULATOR_PORTS = [str(port) for port in range(9200, 9211)]
 PORTS = ["8000", "9000", *EMULATOR_PORTS]
 
 
@@ -226,7 +226,7 @@ def test_catching_up_after_downtime_works_as_pasted(quickstart):
 def test_live_mode_on_one_machine_works_as_pasted(quickstart):
     """After the quickstart: the emulators in a fourth shell, the server restarted in the
     first with their settings, then in the second a live account on each platform through
-    each emulator's consent (Bluesky's through Fanout's own form), one post to all eight, completed, and one with each platform's
+    each emulator's consent (Bluesky's through Fanout's own form, Mastodon's after it), one post to all eight, completed, and one with each platform's
     own content, read back from the emulators."""
     emulators, server, trial, content = shell_blocks(section(quickstart.readme, "Live mode on one machine"))
     assert (emulators.shell, server.shell, trial.shell, content.shell) == (4, 1, 2, 2), \

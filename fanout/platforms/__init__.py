@@ -16,6 +16,7 @@ PACKAGES = (
     "facebook",
     "instagram",
     "linkedin",
+    "mastodon",
     "pinterest",
     "threads",
     "tiktok",

@@ -1,5 +1,5 @@
 """Run the emulators on their own: `python -m tests.emulators
-threads|instagram|x|tiktok|bluesky|linkedin|facebook|youtube|pinterest --port 9200` for one, `all --port 9200`
+threads|instagram|x|tiktok|bluesky|linkedin|facebook|youtube|pinterest|mastodon --port 9200` for one, `all --port 9200`
 for every platform's and a media server, `media` for the media server alone.
 
 Prints where each listens and the settings that send Fanout to them, then serves until
@@ -19,6 +19,7 @@ from .bluesky import __main__ as bluesky_command
 from .clock import EmulatorClock
 from .facebook import __main__ as facebook_command
 from .linkedin import __main__ as linkedin_command
+from .mastodon import __main__ as mastodon_command
 from .pinterest import __main__ as pinterest_command
 from .youtube import __main__ as youtube_command
 from .serving import stop_on_signals
@@ -113,6 +114,7 @@ PLATFORMS = {
     "facebook": (facebook_command.add_arguments, facebook_command.build, facebook_command.settings),
     "youtube": (youtube_command.add_arguments, youtube_command.build, youtube_command.settings),
     "pinterest": (pinterest_command.add_arguments, pinterest_command.build, pinterest_command.settings),
+    "mastodon": (mastodon_command.add_arguments, mastodon_command.build, mastodon_command.settings),
 }
 
 

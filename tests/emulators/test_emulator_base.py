@@ -251,30 +251,32 @@ def ctrl_c(process: subprocess.Popen) -> str:
 
 @pytest.mark.slow
 def test_all_runs_every_platforms_emulator_and_a_media_server_and_writes_their_settings_while_they_run(tmp_path):
-    first = free_ports(10)
+    first = free_ports(11)
     env_file = tmp_path / "var" / "emulators.env"
     process = by_hand("all", "--port", str(first), "--env-file", str(env_file))
     try:
         printed = read_until(process, "settings written to")
-        platforms = ["threads", "instagram", "x", "tiktok", "bluesky", "linkedin", "facebook", "youtube", "pinterest"]
-        assert printed[:9] == [f"{name} emulator on http://127.0.0.1:{first + n} (control: http://127.0.0.1:{first + n}/_emulator/)"
-                               for n, name in enumerate(platforms)]
-        assert printed[9] == f"media server on http://127.0.0.1:{first + 9}: /clip.mp4, /photo.jpg, /photo.png, /square.jpg"
+        platforms = ["threads", "instagram", "x", "tiktok", "bluesky", "linkedin", "facebook", "youtube", "pinterest",
+                     "mastodon"]
+        assert printed[:10] == [f"{name} emulator on http://127.0.0.1:{first + n} (control: http://127.0.0.1:{first + n}/_emulator/)"
+                                for n, name in enumerate(platforms)]
+        assert printed[10] == f"media server on http://127.0.0.1:{first + 10}: /clip.mp4, /photo.jpg, /photo.png, /square.jpg"
         assert stat.S_IMODE(env_file.stat().st_mode) == 0o600 and stat.S_IMODE(env_file.parent.stat().st_mode) == 0o700
         sourced = subprocess.run(["bash", "-c", f". {env_file} && env"], capture_output=True, text=True,
                                  check=True).stdout
         settings = dict(line.partition("=")[::2] for line in sourced.splitlines() if line.startswith("FANOUT_"))
-        assert dict(line.removeprefix("export ").partition("=")[::2] for line in printed[10:-1]) == settings
+        assert dict(line.removeprefix("export ").partition("=")[::2] for line in printed[11:-1]) == settings
         hosts = dict(pair.split("=") for pair in settings["FANOUT_PLATFORM_HOSTS"].split(","))
         assert (hosts["graph.threads.net"], hosts["graph.instagram.com"], hosts["api.x.com"], hosts["open.tiktokapis.com"],
                 hosts["bsky.social"], hosts["api.linkedin.com"], hosts["graph.facebook.com"], hosts["www.googleapis.com"],
-                hosts["api.pinterest.com"]) == tuple(f"http://127.0.0.1:{first + n}" for n in range(9))
+                hosts["api.pinterest.com"], hosts["mastodon.example"]) == tuple(
+                    f"http://127.0.0.1:{first + n}" for n in range(10))
         apps = ("THREADS", "INSTAGRAM", "X", "TIKTOK", "LINKEDIN", "FACEBOOK", "YOUTUBE", "PINTEREST")
         assert {settings[f"FANOUT_{p}_CLIENT_ID"] for p in apps} == {
             "threads-app-id", "instagram-app-id", "x-app-id", "tiktok-app-id", "linkedin-app-id", "facebook-app-id",
             "youtube-app-id", "pinterest-app-id"}
         assert settings["FANOUT_TIKTOK_VERIFIED_DOMAINS"] == "127.0.0.1"
-        photo = requests.get(f"http://127.0.0.1:{first + 9}/square.jpg", timeout=10)
+        photo = requests.get(f"http://127.0.0.1:{first + 10}/square.jpg", timeout=10)
         assert (photo.status_code, photo.headers["Content-Type"], photo.content[:2]) == (200, "image/jpeg", b"\xff\xd8")
         assert ctrl_c(process) == "stopped\n"
         assert not env_file.exists()
@@ -288,7 +290,7 @@ def test_all_runs_every_platforms_emulator_and_a_media_server_and_writes_their_s
 
 @pytest.mark.slow
 def test_all_with_a_port_in_use_says_which_and_leaves_nothing_running():
-    first = free_ports(10)
+    first = free_ports(11)
     with socket.socket() as taken:
         taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # beside the port's holder
         taken.bind(("127.0.0.1", first + 2))

@@ -57,6 +57,7 @@ def test_a_file_whose_extension_passes_the_request_is_a_format_the_fetch_check_t
         ("instagram", "e\u0301" * 2200, "e\u0301" * 2201),  # counted after NFC
         ("tiktok", "a" * 2200, "a" * 2201),
         ("tiktok", GRINNING * 1100, GRINNING * 1100 + "a"),  # an astral emoji is 2 UTF-16 units
+        ("mastodon", "a" * 10000, "a" * 10001),  # the static bound; the instance's own cap is the adapter's
     ],
 )
 def test_a_caption_at_the_limit_is_fine_and_one_more_is_too_long(platform, at_limit, over):
@@ -73,6 +74,7 @@ def test_a_caption_at_the_limit_is_fine_and_one_more_is_too_long(platform, at_li
         ("x", "a" * 300, "x allows 280"),
         ("instagram", "a" * 2300, "caption is 2300 characters; instagram allows 2200"),
         ("tiktok", GRINNING * 1101, "caption is 2202 characters in UTF-16 code units; tiktok allows 2200"),
+        ("mastodon", "a" * 10001, "caption is 10001 characters counted as graphemes"),
     ],
 )
 def test_the_caption_message_gives_the_count_and_the_platform_cap(platform, caption, expected):

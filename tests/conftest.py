@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import random
+import re
 import socket
 import ssl
 import subprocess
@@ -215,6 +216,32 @@ def _loopback_only(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+# The scale-out pass (FANOUT_DATABASE_URL set: .ci/run's second) runs again only the tests
+# that reach the stores it is about: through `rt`, whose database, queue and limiter are the
+# pass's, or, in a module that names the stores' settings or starts processes (which take
+# them from the environment), every test. The rest (an emulator, an adapter against it, a
+# rule, the spec) cannot come out otherwise on PostgreSQL and Redis (docs/testing.md).
+REACHES_STORES = re.compile(r"FANOUT_(DATABASE|QUEUE|LIMITER)_URL|EXTERNAL_(DATABASE|QUEUE)_URL"
+                            r"|worker_(database|queue)_url|subprocess|Popen")
+
+
+def reaches_stores(item, sources: dict) -> bool:
+    path = str(item.path)
+    if path not in sources:
+        sources[path] = bool(REACHES_STORES.search(item.path.read_text()))
+    return "rt" in item.fixturenames or sources[path]
+
+
+def pytest_collection_modifyitems(config, items):
+    if not EXTERNAL_DATABASE_URL:
+        return
+    sources: dict = {}
+    kept = [item for item in items if reaches_stores(item, sources)]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in set(kept)])
+        items[:] = kept
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,5 +1,5 @@
 """GET /v1/accounts/{id}/boards (openapi.yaml `list_account_boards`): the boards kept on a
-Pinterest account, a sandbox account's one board, 422 for an account of another platform,
+Pinterest account, a sandbox account's one board, 404 for an account of another platform,
 404 for one that is not the workspace's. Live accounts' boards, read at connect and at a
 refresh, are in tests/platforms/pinterest/test_live.py."""
 from __future__ import annotations
@@ -20,9 +20,9 @@ def test_a_sandbox_pinterest_account_has_one_board(client, auth, clock):
     assert answer.json()["read_at"] == "2026-11-22T10:00:00.000Z"
 
 
-def test_an_account_of_another_platform_is_422_naming_it(client, auth):
+def test_an_account_of_another_platform_has_no_boards_404_naming_it(client, auth):
     account = connect_sandbox_account(client, auth, "x")
-    message = assert_error(boards(client, auth, account["id"]), 422, "account_not_connected")
+    message = assert_error(boards(client, auth, account["id"]), 404, "not_found")
     assert message == f"account {account['id']} is on x, not pinterest: only Pinterest accounts have boards"
 
 

@@ -7,7 +7,7 @@ from ..models.account import details_of, get_account
 from ..models.account import disconnect_account as _disconnect
 from ..models.account import list_accounts as _list
 from ..platforms.pinterest.boards import boards_of
-from ..problems import AccountNotConnected
+from ..problems import NotFound
 from ..views import account_view, boards_view, list_view
 from ..http.execution import api_call
 from . import known_id, no_content
@@ -39,10 +39,10 @@ def disconnect_account(id, token_info):
 @api_call
 def list_account_boards(id, token_info):
     """The boards kept on a Pinterest account (fanout/platforms/pinterest/boards.py): Pinterest
-    is not asked; an account of another platform is 422."""
+    is not asked; an account of another platform has none: 404 (openapi.yaml)."""
     account = get_account(token_info["workspace_id"], known_id(id, "acc", "account"))
     if account.platform != "pinterest":
-        raise AccountNotConnected(f"account {account.id} is on {account.platform}, not pinterest: only Pinterest "
-                                  "accounts have boards")
+        raise NotFound(f"account {account.id} is on {account.platform}, not pinterest: only Pinterest accounts "
+                       "have boards")
     boards, read_at = boards_of(details_of(account)) or ([], None)
     return boards_view(boards, read_at), 200

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from ..clock import EmulatorClock
-from ..serving import serve_until_stopped
+from ..serving import run_alone, setting_lines
 from .emulator import FacebookEmulator
 
 
@@ -36,15 +36,7 @@ def settings(server: FacebookEmulator) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.emulators.facebook", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="default: a free port")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    server = build(args, EmulatorClock(follow_real_time=True))
-    return serve_until_stopped("facebook", server, lambda server: [
-        f"{name}={value}" for name, value in settings(server).items()])
-
+    return run_alone("facebook", __doc__.splitlines()[0], add_arguments, build, setting_lines(settings), argv)
 
 if __name__ == "__main__":
     sys.exit(main())

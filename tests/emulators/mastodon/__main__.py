@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from ..clock import EmulatorClock
-from ..serving import serve_until_stopped
+from ..serving import run_alone, setting_lines
 from .emulator import DOMAIN, MastodonEmulator
 from .state import MastodonAccount
 
@@ -46,20 +46,9 @@ def settings(server: MastodonEmulator) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.emulators.mastodon", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="default: a free port")
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        server = build(args, EmulatorClock(follow_real_time=True))
-    except ValueError as e:
-        parser.error(str(e))
-    return serve_until_stopped("mastodon", server, lambda server: [
+    return run_alone("mastodon", __doc__.splitlines()[0], add_arguments, build, lambda server: [
         f"instance {server.domain}, accounts {', '.join(f'{a.username}@{server.domain}' for a in server.accounts)}",
-        *(f"{name}={value}" for name, value in settings(server).items()),
-    ])
-
+        *setting_lines(settings)(server)], argv)
 
 if __name__ == "__main__":
     sys.exit(main())

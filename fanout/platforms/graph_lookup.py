@@ -136,11 +136,7 @@ class Lookups(ThreadSteps):
     def foresee(self) -> list[Outcome]:
         """What a publish would fail with before creating anything, as the account's
         publishing limit says now (read from the platform): for a preflight."""
-        try:
-            self.check_quota(read=True)
-        except Stop as stop:
-            return [stop.result.outcome]
-        return []
+        return self.foreseen(lambda: self.check_quota(read=True))
 
     def check_quota(self, *, read: bool) -> None:
         """Stops with platform_rate_limited when the account has used its daily posts: as the

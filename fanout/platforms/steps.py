@@ -236,6 +236,25 @@ class Steps:
             raise error.after(missing or may_be_out(self.title))
         return found
 
+    def foreseen(self, *checks) -> list[Outcome]:
+        """What `checks` (each ending the step when a publish now would fail) foresee, for a
+        preflight: the first failure met, or none."""
+        for check in checks:
+            try:
+                check()
+            except Stop as stop:
+                return [stop.result.outcome]
+        return []
+
+    def under_cap(self, since: _dt.datetime, most: int, words, *, workspace: bool = False) -> None:
+        """The platform's cap on posts, as this service counts them: the account's targets
+        published since `since` (its workspace's accounts of the platform, `workspace`) are
+        fewer than `most`, or the step ends rate limited, `words(made)` saying so without a
+        call."""
+        made = self.step.published(since, workspace=workspace)
+        if made >= most:
+            raise Stop(failed(RATE, words(made)))
+
     def retry(self, reason: str) -> Result:
         """A transient failure: the step again later, from the state as it stands."""
         return Retry(after=self.now + RETRY_AFTER, state=self.snapshot(), reason=reason)

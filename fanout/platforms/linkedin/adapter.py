@@ -26,8 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...target_errors import RATE
-from ..base import Done, Job, Outcome, Result, Step, Stop, Wait, failed
+from ..base import Done, Job, Outcome, Result, Step, Wait
 from ..contract import UnusableAnswer, identifier, may_be_out
 from ..mapping import Rule
 from .errors import ENVELOPE, MAPPING
@@ -82,10 +81,8 @@ class _Posting(MediaSteps):
 
     def check_limits(self) -> None:
         today = self.now.replace(hour=0, minute=0, second=0, microsecond=0)
-        made = self.step.published(today)
-        if made >= DAILY_POSTS:
-            raise Stop(failed(RATE, f"{TITLE} allows about {DAILY_POSTS} posts a day per member; this account "
-                                     f"published {made} since 00:00 UTC"))
+        self.under_cap(today, DAILY_POSTS, lambda made: f"{TITLE} allows about {DAILY_POSTS} posts a day per member; "
+                                                        f"this account published {made} since 00:00 UTC")
 
     # -- the post
 

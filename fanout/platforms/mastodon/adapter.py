@@ -31,7 +31,7 @@ import html
 import re
 from typing import Any
 
-from ...target_errors import CAPTION, RATE, UNKNOWN, UNSUPPORTED
+from ...target_errors import CAPTION, UNKNOWN, UNSUPPORTED
 from ..base import SERVER, Done, Job, Outcome, Result, Step, Stop, Wait, failed
 from ..contract import UnusableAnswer, identifier
 from .errors import ENVELOPE, MAPPING
@@ -119,10 +119,8 @@ class _Posting(MediaSteps):
             raise Stop(failed(UNKNOWN, problem))
 
     def check_limits(self) -> None:
-        made = self.step.published(self.now - STATUSES_WINDOW)
-        if made >= STATUSES:
-            raise Stop(failed(RATE, f"{TITLE} allows {STATUSES} statuses in 3 hours per account; this account "
-                                     f"published {made}"))
+        self.under_cap(self.now - STATUSES_WINDOW, STATUSES, lambda made: (
+            f"{TITLE} allows {STATUSES} statuses in 3 hours per account; this account published {made}"))
 
     def read_instance(self) -> Instance:
         """What the instance states now (with the account's token: an instance that serves

@@ -115,13 +115,7 @@ class _Posting(Uploads):
     # -- starting a post
 
     def foresee(self) -> list[Outcome]:
-        found = []
-        for check in (self.check_daily, self.check_windows):
-            try:
-                check()
-            except Stop as stop:
-                found.append(stop.result.outcome)
-                break  # one rate limit is enough to say
+        found = self.foreseen(self.check_daily, self.check_windows)  # one rate limit is enough to say
         unverified = self.unverified_pull()
         if unverified is not None:
             found.append(unverified)
@@ -139,10 +133,8 @@ class _Posting(Uploads):
             raise Stop(failed(RATE, f"{TITLE} allows {limit} {what} per account, and they are used up"))
 
     def check_daily(self) -> None:
-        recent = self.step.published(self.now - DAY)
-        if recent >= DAILY_POSTS:
-            raise Stop(failed(RATE, f"{TITLE} allows about {DAILY_POSTS} posts in 24 hours per creator; this "
-                                     f"account published {recent}"))
+        self.under_cap(self.now - DAY, DAILY_POSTS, lambda made: f"{TITLE} allows about {DAILY_POSTS} posts in 24 "
+                                                                  f"hours per creator; this account published {made}")
 
     def start(self) -> Result:
         photos = [item for item in self.job.media if item.get("type") == "image"]

@@ -30,7 +30,7 @@ import datetime as _dt
 from typing import Any
 from urllib.parse import quote
 
-from ...target_errors import AUTH, RATE, UNKNOWN
+from ...target_errors import AUTH, UNKNOWN
 from ..base import Done, Job, Outcome, Result, Step, Stop, Wait, failed
 from ..contract import UnusableAnswer, identifier, may_be_out, member
 from .errors import ENVELOPE, MAPPING, X_ID
@@ -60,11 +60,8 @@ def publish(step: Step, job: Job) -> Result:
 def foresee(step: Step, job: Job) -> list[Outcome]:
     """What publishing `job` now would fail with before calling X: its windows, as this
     service counts them (a preflight)."""
-    try:
-        _Posting(step, job).check_limits()
-    except Stop as stop:
-        return [stop.result.outcome]
-    return []
+    posting = _Posting(step, job)
+    return posting.foreseen(posting.check_limits)
 
 
 def permalink(username: str, post_id: str) -> str:
@@ -127,14 +124,11 @@ class _Posting(MediaSteps):
 
     def check_limits(self) -> None:
         """X's caps, counted here so that the excess fails without a call."""
-        recent = self.step.published(self.now - ACCOUNT_WINDOW)
-        if recent >= ACCOUNT_POSTS:
-            raise Stop(failed(RATE, f"{TITLE} allows {ACCOUNT_POSTS} posts in 15 minutes per account; this "
-                                     f"account published {recent}"))
-        daily = self.step.published(self.now - WORKSPACE_WINDOW, workspace=True)
-        if daily >= WORKSPACE_POSTS:
-            raise Stop(failed(RATE, f"{TITLE} allows {WORKSPACE_POSTS} posts in 24 hours per app; this workspace's "
-                                     f"{TITLE} accounts published {daily}"))
+        self.under_cap(self.now - ACCOUNT_WINDOW, ACCOUNT_POSTS, lambda made: (
+            f"{TITLE} allows {ACCOUNT_POSTS} posts in 15 minutes per account; this account published {made}"))
+        self.under_cap(self.now - WORKSPACE_WINDOW, WORKSPACE_POSTS, lambda made: (
+            f"{TITLE} allows {WORKSPACE_POSTS} posts in 24 hours per app; this workspace's {TITLE} accounts "
+            f"published {made}"), workspace=True)
 
     # -- the post
 

@@ -28,8 +28,7 @@ import datetime as _dt
 import re
 from zoneinfo import ZoneInfo
 
-from ...target_errors import RATE
-from ..base import Job, Outcome, Result, Step, Stop, failed
+from ..base import Job, Outcome, Result, Step, Stop
 from ..contract import identifier
 from ..envelope import values
 from ..mapping import Rule
@@ -104,11 +103,10 @@ class _Posting(ResumableUpload, ThreadSteps):
         call, as YouTube would refuse it (quotaExceeded)."""
         start, end = quota_day(self.now)
         allowed = self.step.settings.of("youtube").daily_uploads
-        made = self.step.published(start, workspace=True)
-        if made >= allowed:
-            raise Stop(failed(RATE, f"{TITLE}'s quota allows this app's project {allowed} uploads a day "
-                                     f"(FANOUT_YOUTUBE_DAILY_UPLOADS); this workspace's {TITLE} accounts uploaded "
-                                     f"{made} since midnight Pacific Time (the quota resets at {_utc(end)})"))
+        self.under_cap(start, allowed, lambda made: (
+            f"{TITLE}'s quota allows this app's project {allowed} uploads a day (FANOUT_YOUTUBE_DAILY_UPLOADS); this "
+            f"workspace's {TITLE} accounts uploaded {made} since midnight Pacific Time (the quota resets at "
+            f"{_utc(end)})"), workspace=True)
 
     # -- the first comment
 

@@ -216,7 +216,8 @@ class Steps:
     def chunks(self, file, size: int, *, first: int = 0, save_every: int = 8):
         """(index, bytes) of `file`'s chunks of `size` from chunk `first` on; the state is
         saved every `save_every` chunks, which renews the lease of a long upload."""
-        file.seek(first * size) if first else None
+        if first:
+            file.seek(first * size)
         index = first
         while chunk := file.read(size):
             if index > first and (index - first) % save_every == 0:
